@@ -1,0 +1,205 @@
+package events
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Skill is one served skill of a [Catalog]. It is plain data; the catalog
+// builder fills it and nobody changes it afterwards.
+type Skill struct {
+	// QualifiedName names the skill in tools, prompts and the
+	// <available_skills> catalog: the skill path's segments, each sanitized,
+	// joined with "__" ("skills__acme__billing__refunds").
+	QualifiedName string `json:"qualified_name"`
+	// Name is the frontmatter name, trimmed, or the folder name when the
+	// frontmatter has none.
+	Name string `json:"name"`
+	// Description is the frontmatter description, trimmed of leading and
+	// trailing white space.
+	Description string `json:"description"`
+	// SkillPath is the '/'-joined, unencoded skill path: prefix, container
+	// folders, name ("skills/acme/billing/refunds", "skilljack-docs").
+	SkillPath string `json:"skill_path"`
+	// URI is the SKILL.md resource URI, each segment percent-encoded
+	// ("skill://skills/My%20First%20Skill/SKILL.md").
+	URI string `json:"uri"`
+	// Source is the source the skill came from.
+	Source Source `json:"source"`
+	// Dir is the skill folder (see [ScannedSkill.Dir]).
+	Dir string `json:"dir"`
+	// Frontmatter is the SKILL.md frontmatter rendered verbatim as a JSON
+	// object (SEP2640-R28).
+	Frontmatter json.RawMessage `json:"frontmatter"`
+	// Listed reports whether the skill has a skills/list entry: its
+	// frontmatter carries a string name that is a valid Agent Skills name and
+	// equals the last segment of its skill path (SEP2640-R13, R14, R30).
+	Listed bool `json:"listed"`
+	// ModelInvocable is the effective model-invocation flag: the override, or
+	// else not disable-model-invocation: true.
+	ModelInvocable bool `json:"model_invocable"`
+	// UserInvocable is the effective user-invocation flag: the override, or
+	// else not user-invocable: false.
+	UserInvocable bool `json:"user_invocable"`
+	// AssistantOverridden and UserOverridden report whether an override set
+	// the matching flag.
+	AssistantOverridden bool `json:"assistant_overridden,omitempty"`
+	UserOverridden      bool `json:"user_overridden,omitempty"`
+	// Files is the manifest; Files[0] is the SKILL.md. The URI of a file is
+	// [Skill.FileURI] of its Path.
+	Files []File `json:"files"`
+}
+
+// SkillRootURI returns the skill root directory URI: the SKILL.md URI minus
+// "/SKILL.md" (SEP2640-R12).
+func (s *Skill) SkillRootURI() string {
+	return strings.TrimSuffix(s.URI, "/SKILL.md")
+}
+
+// FileURI returns the resource URI of the file at the '/'-separated path rel
+// inside the skill, each segment percent-encoded (SEP2640-R10).
+func (s *Skill) FileURI(rel string) string {
+	return s.SkillRootURI() + "/" + EncodePath(rel)
+}
+
+// TotalSize returns the sum of the sizes of the skill's manifest, in bytes.
+func (s *Skill) TotalSize() int64 {
+	var n int64
+	for _, f := range s.Files {
+		n += f.Size
+	}
+	return n
+}
+
+// Catalog is one immutable version of everything the server serves. The
+// catalog builder makes a new one for every change; the facade and the
+// notifier swap a pointer to it. Methods are safe for concurrent use; the
+// fields must not be modified after [NewCatalog].
+type Catalog struct {
+	// Version increases by one with every catalog the builder publishes.
+	Version uint64 `json:"version"`
+	// Static mirrors [SourcesConfigured.Static].
+	Static bool `json:"static"`
+	// Skills are sorted by URI (plain byte comparison), which is the
+	// skills/list order.
+	Skills []Skill `json:"skills"`
+	// Diagnostics are every finding about the served sources, hasher and
+	// catalog builder alike, for `skilljack-mcp validate`.
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+
+	idx *catalogIndex
+}
+
+type catalogIndex struct {
+	byURI  map[string]int
+	byName map[string]int
+	files  map[string]FileRef
+}
+
+// FileRef locates one served file in a [Catalog].
+type FileRef struct {
+	// Skill is the skill whose manifest holds the file.
+	Skill *Skill
+	// File is the manifest element.
+	File *File
+}
+
+// NewCatalog returns a catalog holding skills (which it sorts by URI) and
+// builds its lookup index. It takes ownership of both slices.
+func NewCatalog(version uint64, static bool, skills []Skill, diags []Diagnostic) *Catalog {
+	sortSkills(skills)
+	c := &Catalog{Version: version, Static: static, Skills: skills, Diagnostics: diags}
+	c.index()
+	return c
+}
+
+// UnmarshalJSON decodes a catalog and rebuilds its lookup index.
+func (c *Catalog) UnmarshalJSON(data []byte) error {
+	type plain Catalog
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*c = Catalog(p)
+	c.index()
+	return nil
+}
+
+func (c *Catalog) index() {
+	idx := &catalogIndex{
+		byURI:  make(map[string]int, len(c.Skills)),
+		byName: make(map[string]int, len(c.Skills)),
+		files:  make(map[string]FileRef),
+	}
+	for i := range c.Skills {
+		s := &c.Skills[i]
+		idx.byURI[s.URI] = i
+		idx.byName[s.QualifiedName] = i
+	}
+	// A nested skill's files also sit in its parent's manifest; the file map
+	// points at the innermost skill, whose SKILL.md the file belongs to.
+	for i := range c.Skills {
+		s := &c.Skills[i]
+		for j := range s.Files {
+			uri := s.FileURI(s.Files[j].Path)
+			if prev, ok := idx.files[uri]; ok && len(prev.Skill.SkillPath) >= len(s.SkillPath) {
+				continue
+			}
+			idx.files[uri] = FileRef{Skill: s, File: &s.Files[j]}
+		}
+	}
+	c.idx = idx
+}
+
+// SkillByURI returns the skill whose SKILL.md URI is uri, or nil.
+func (c *Catalog) SkillByURI(uri string) *Skill {
+	if i, ok := c.idx.byURI[uri]; ok {
+		return &c.Skills[i]
+	}
+	return nil
+}
+
+// SkillByName returns the skill with the qualified name name, or nil.
+func (c *Catalog) SkillByName(name string) *Skill {
+	if i, ok := c.idx.byName[name]; ok {
+		return &c.Skills[i]
+	}
+	return nil
+}
+
+// File returns the served file whose resource URI is exactly uri (compared
+// as written, after no normalisation), and whether there is one.
+func (c *Catalog) File(uri string) (FileRef, bool) {
+	r, ok := c.idx.files[uri]
+	return r, ok
+}
+
+// TopicCatalogChanged is the topic of [CatalogChanged].
+const TopicCatalogChanged = "catalog.changed"
+
+// CatalogChanged is published by the catalog builder with every new catalog
+// version. Consumed by the notifier and the MCP facade, which drop a catalog
+// whose Version is not above the one they hold.
+type CatalogChanged struct {
+	// Catalog is the new version.
+	Catalog *Catalog `json:"catalog"`
+	// Added, Removed and Changed list the SKILL.md URIs that differ from the
+	// previous version (Changed: any manifest digest or flag changed).
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Changed []string `json:"changed,omitempty"`
+}
+
+// TopicResourcesUpdated is the topic of [ResourcesUpdated].
+const TopicResourcesUpdated = "resources.updated"
+
+// ResourcesUpdated is published by the notifier: the resource URIs whose
+// content digest changed, or that vanished, between two catalog versions.
+// Consumed by the MCP facade, which sends notifications/resources/updated to
+// subscribers.
+type ResourcesUpdated struct {
+	// Version is the catalog version the change was observed in.
+	Version uint64 `json:"version"`
+	// URIs are the changed or vanished resource URIs, sorted.
+	URIs []string `json:"uris"`
+}

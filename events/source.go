@@ -1,0 +1,171 @@
+package events
+
+import "time"
+
+// SourceKind says where the skills of a [Source] come from.
+type SourceKind string
+
+// The source kinds. Only local and bundled sources are served in this
+// release; github and well-known sources are recognised by the config actor
+// and reported as not yet supported.
+const (
+	SourceLocal     SourceKind = "local"
+	SourceBundled   SourceKind = "bundled"
+	SourceGitHub    SourceKind = "github"
+	SourceWellKnown SourceKind = "well-known"
+)
+
+// Source is one configured place skills come from, in priority order.
+type Source struct {
+	// ID identifies the source within one configuration: its index in the
+	// source list, as a string ("0", "1", …; the bundled source is "bundled").
+	ID string `json:"id"`
+	// Kind is where the skills come from.
+	Kind SourceKind `json:"kind"`
+	// Location is the entry as the user wrote it (a path, URL or "bundled").
+	Location string `json:"location"`
+	// Root is the absolute folder that is scanned for skills. For the bundled
+	// source it is the root of the embedded file system (".").
+	Root string `json:"root"`
+	// Prefix is the first segment of every skill path of this source: the
+	// folder basename for a local source (made unique among sources), empty
+	// for the bundled source.
+	Prefix string `json:"prefix"`
+}
+
+// TopicSourcesConfigured is the topic of [SourcesConfigured].
+const TopicSourcesConfigured = "sources.configured"
+
+// SourcesConfigured is published by the config actor at start (and, in
+// later releases, after every configuration change). Consumed by the hasher
+// (what to scan) and the catalog builder (source order and which sources
+// still exist).
+type SourcesConfigured struct {
+	// Seq increases with every configuration the config actor publishes.
+	Seq uint64 `json:"seq"`
+	// Sources are in priority order: the first source wins a duplicate
+	// qualified name. The bundled source is last.
+	Sources []Source `json:"sources"`
+	// Static is true when the skill set is fixed at startup (--static).
+	Static bool `json:"static"`
+}
+
+// Override is a user's choice about one skill's invocation flags, keyed by
+// qualified name in [OverridesChanged]. A nil field means "use the
+// frontmatter".
+type Override struct {
+	// Assistant overrides model invocation (disable-model-invocation).
+	Assistant *bool `json:"assistant,omitempty"`
+	// User overrides user invocation (user-invocable).
+	User *bool `json:"user,omitempty"`
+}
+
+// TopicOverridesChanged is the topic of [OverridesChanged].
+const TopicOverridesChanged = "overrides.changed"
+
+// OverridesChanged is published by the config actor with the complete set of
+// invocation overrides (config key skillInvocationOverrides). Consumed by the
+// catalog builder.
+type OverridesChanged struct {
+	// Seq increases with every override set the config actor publishes.
+	Seq uint64 `json:"seq"`
+	// Overrides maps a qualified skill name to its override.
+	Overrides map[string]Override `json:"overrides"`
+}
+
+// File is one file of a skill's manifest, as hashed by the hasher.
+type File struct {
+	// Path is the file's path relative to the skill folder, '/'-separated
+	// ("templates/email.md"). The skill's own SKILL.md (whatever its case on
+	// disk) has Path "SKILL.md".
+	Path string `json:"path"`
+	// DiskName is the path relative to the skill folder as it is on disk, when
+	// it differs from Path (a lower-case "skill.md"). Empty otherwise.
+	DiskName string `json:"disk_name,omitempty"`
+	// Digest is "sha256:" followed by 64 lowercase hex digits of the raw
+	// bytes (SEP2640-R40).
+	Digest string `json:"digest"`
+	// Size is the length of the raw bytes.
+	Size int64 `json:"size"`
+	// ModTime is the file's modification time when it was hashed.
+	ModTime time.Time `json:"mod_time"`
+}
+
+// OnDisk returns the '/'-separated path of f relative to its skill folder as
+// it is named on disk.
+func (f File) OnDisk() string {
+	if f.DiskName != "" {
+		return f.DiskName
+	}
+	return f.Path
+}
+
+// ScannedSkill is one folder holding a SKILL.md (or skill.md), as found by
+// the hasher. It is not yet validated: the catalog builder parses SkillMD.
+type ScannedSkill struct {
+	// Dir is the skill folder: an absolute path for a local source, a path in
+	// the embedded file system for the bundled source.
+	Dir string `json:"dir"`
+	// RelDir is Dir relative to the source root, '/'-separated
+	// ("acme/billing/refunds"). The container folders are all but its last
+	// segment.
+	RelDir string `json:"rel_dir"`
+	// SkillMD is the raw content of the skill's SKILL.md, exactly the bytes
+	// Files[0] describes.
+	SkillMD []byte `json:"skill_md"`
+	// Files is the manifest: Files[0] is the SKILL.md, then every served
+	// supporting file (nested skills' files included, SEP2640-R25) in walk
+	// order. Hidden files, symlinks and node_modules are never in it.
+	Files []File `json:"files"`
+}
+
+// Diagnostic is one finding about a file: a warning (the skill is served) or
+// an error (the skill is skipped).
+type Diagnostic struct {
+	// File is the path of the file the finding is about (absolute for local
+	// sources).
+	File string `json:"file"`
+	// Level is "warn" or "error".
+	Level string `json:"level"`
+	// Rule is the requirement ID the finding cites (ASF-R05, SEP2640-R43…),
+	// or empty.
+	Rule string `json:"rule,omitempty"`
+	// Message says what is off and what the server does about it.
+	Message string `json:"message"`
+	// Version identifies the file version the finding is about (the digest of
+	// the file, or its size and mtime), so it is reported once per version.
+	Version string `json:"version,omitempty"`
+}
+
+// Diagnostic levels.
+const (
+	LevelWarn  = "warn"
+	LevelError = "error"
+)
+
+// TopicSourceScanned is the topic of [SourceScanned].
+const TopicSourceScanned = "source.scanned"
+
+// SourceScanned is published by the hasher after every scan of one source:
+// the complete set of skill folders found under its root with their
+// manifests. Consumed by the catalog builder, which replaces everything it
+// held for that source.
+type SourceScanned struct {
+	// Seq increases with every scan the hasher publishes; the catalog builder
+	// ignores a scan of a source older than one it already applied.
+	Seq uint64 `json:"seq"`
+	// ConfigSeq is the [SourcesConfigured.Seq] the scan was made for.
+	ConfigSeq uint64 `json:"config_seq"`
+	// Source is the scanned source.
+	Source Source `json:"source"`
+	// ScannedAt is when the scan finished.
+	ScannedAt time.Time `json:"scanned_at"`
+	// Skills are the skill folders found, in walk order.
+	Skills []ScannedSkill `json:"skills"`
+	// Diagnostics are the hasher's findings (broken links, SKILL.md files in
+	// hidden folders, an unreadable root).
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// Hashed counts the files whose bytes were read and hashed in this scan;
+	// the rest came from the digest cache.
+	Hashed int `json:"hashed"`
+}

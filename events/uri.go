@@ -1,0 +1,58 @@
+package events
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// URIScheme is the scheme of every resource this server serves.
+const URIScheme = "skill://"
+
+// IndexURI is the legacy skill index resource (SEP2640-R83).
+const IndexURI = "skill://index.json"
+
+// EncodePath percent-encodes each '/'-separated segment of p as
+// encodeURIComponent does, keeping the slashes: "My First Skill/a b.md" →
+// "My%20First%20Skill/a%20b.md".
+func EncodePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = encodeSegment(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// encodeSegment escapes everything but the characters encodeURIComponent
+// leaves alone: A-Z a-z 0-9 - _ . ! ~ * ' ( ).
+func encodeSegment(s string) string {
+	// url.PathEscape keeps more (sub-delims such as '&', '=', ':', '@'); the
+	// reference uses encodeURIComponent, so escape those too.
+	e := url.PathEscape(s)
+	var b strings.Builder
+	for i := 0; i < len(e); i++ {
+		c := e[i]
+		switch {
+		case c == '%', isUnreserved(c):
+			b.WriteByte(c)
+		default:
+			b.WriteString("%")
+			b.WriteString(strings.ToUpper(hex2(c)))
+		}
+	}
+	return b.String()
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("-_.!~*'()", c) >= 0
+}
+
+func hex2(c byte) string {
+	const digits = "0123456789ABCDEF"
+	return string([]byte{digits[c>>4], digits[c&0xF]})
+}
+
+func sortSkills(skills []Skill) {
+	slices.SortStableFunc(skills, func(a, b Skill) int { return strings.Compare(a.URI, b.URI) })
+}
