@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Outside-client check: drive the built skilljack-mcp binary over stdio with a
+# pinned third-party MCP client (the MCP Inspector CLI) and assert what it sees.
+# See test/outside/README.md. Tools go into the git-ignored .tools/ folder and
+# are reused on the next run when they are already at the pinned versions.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(git -C "$here" rev-parse --show-toplevel)"
+cd "$root"
+
+# Pinned versions. The inspector's exact tree is pinned by package-lock.json
+# beside this script; change both files together.
+node_major=22
+node_min_minor=19 # the inspector's engines field: node >=22.19.0
+inspector_version=2.12.0
+
+shared="$root/../shared"
+corpus="$shared/corpora/anthropics-skills"
+tools="$root/.tools"
+bin="$tools/bin/skilljack-mcp"
+work="$tools/outside"
+
+section() { printf '\n=== %s ===\n' "$*"; }
+
+passed=0
+pass() {
+	passed=$((passed + 1))
+	echo "ok   $*"
+}
+die() {
+	echo "FAIL $*" >&2
+	echo "outside: $passed passed, 1 failed"
+	exit 1
+}
+
+if [[ ! -d "$shared" ]]; then
+	echo "outside: SKIP: $shared is missing, so there is no corpus to serve; nothing was checked."
+	exit 0
+fi
+[[ -d "$corpus" ]] || die "corpus $corpus is missing although $shared exists"
+
+# --- tools ---------------------------------------------------------------------
+
+section "outside: tools (cached in .tools/)"
+mkdir -p "$tools/bin" "$work"
+
+node_dir="$tools/node$node_major"
+node_bin="$node_dir/node_modules/.bin/node"
+node_ok() {
+	[[ -x "$node_bin" ]] && "$node_bin" -e '
+		const [maj, min] = process.versions.node.split(".").map(Number);
+		process.exit(maj === Number(process.argv[1]) && min >= Number(process.argv[2]) ? 0 : 1);
+	' "$node_major" "$node_min_minor"
+}
+if node_ok; then
+	echo "node: cached $("$node_bin" --version)"
+else
+	echo "node: installing node@$node_major into $node_dir"
+	rm -rf "$node_dir"
+	timeout 600 npm install --prefix "$node_dir" --no-audit --no-fund --loglevel=error "node@$node_major"
+	node_ok || die "node@$node_major installed into $node_dir but $node_bin does not run as v$node_major.>=$node_min_minor"
+	echo "node: installed $("$node_bin" --version)"
+fi
+export PATH="$node_dir/node_modules/.bin:$PATH"
+
+insp_dir="$tools/inspector"
+insp_pkg="$insp_dir/node_modules/@modelcontextprotocol/inspector/package.json"
+inspector="$insp_dir/node_modules/.bin/mcp-inspector"
+insp_stamp="$insp_dir/installed-from.package-lock.json"
+insp_ok() {
+	[[ -x "$inspector" && -f "$insp_pkg" ]] &&
+		cmp -s "$here/package-lock.json" "$insp_stamp" &&
+		[[ "$(node -p 'require(process.argv[1]).version' "$insp_pkg")" == "$inspector_version" ]]
+}
+if insp_ok; then
+	echo "inspector: cached @modelcontextprotocol/inspector@$inspector_version"
+else
+	echo "inspector: installing @modelcontextprotocol/inspector@$inspector_version into $insp_dir"
+	rm -rf "$insp_dir"
+	mkdir -p "$insp_dir"
+	cp "$here/package.json" "$here/package-lock.json" "$insp_dir/"
+	# npm install, not npm ci: the lock names an optional, Windows-only package
+	# (napi-windows-process-start-time, wanted by vite) that the registry does
+	# not serve, and npm ci refuses any lock it cannot match. npm install still
+	# takes every version from the lock.
+	timeout 600 npm install --prefix "$insp_dir" --no-audit --no-fund --loglevel=error
+	cp "$here/package-lock.json" "$insp_stamp"
+	insp_ok || die "inspector install in $insp_dir is not @modelcontextprotocol/inspector@$inspector_version"
+	echo "inspector: installed @modelcontextprotocol/inspector@$inspector_version"
+fi
+# Keep the inspector's own state files out of $HOME.
+export MCP_CATALOG_PATH="$work/inspector-catalog.json"
+export MCP_CLIENT_CONFIG_PATH="$work/inspector-client.json"
+
+section "outside: build"
+go build -o "$bin" .
+echo "built $bin"
+
+# --- expectations from the corpus itself --------------------------------------
+
+# A skill is a folder one level below the corpus whose SKILL.md has a `name:`
+# line in its frontmatter. Its files are the regular files below it, less
+# hidden ones and node_modules, which the server never serves.
+names_file="$work/corpus-names.txt"
+: >"$names_file"
+corpus_files=0
+for md in "$corpus"/*/SKILL.md; do
+	[[ -f "$md" ]] || continue
+	name="$(awk '
+		NR == 1 && /^---[ \t\r]*$/ { fm = 1; next }
+		fm && /^---[ \t\r]*$/ { exit }
+		fm && /^name:/ { sub(/^name:[ \t]*/, ""); gsub(/["\047\r]/, ""); sub(/[ \t]+$/, ""); print; exit }
+	' "$md")"
+	[[ -n "$name" ]] || continue
+	echo "$name" >>"$names_file"
+	n="$(cd "$(dirname "$md")" && find . -type f ! -path '*/.*' ! -path '*/node_modules/*' | wc -l)"
+	corpus_files=$((corpus_files + n))
+done
+corpus_skills="$(wc -l <"$names_file" | tr -d ' ')"
+[[ "$corpus_skills" -gt 0 ]] || die "no SKILL.md with a name: line one level below $corpus"
+echo "corpus: $corpus"
+echo "corpus: $corpus_skills skills, $corpus_files files"
+
+# --- checks --------------------------------------------------------------------
+
+# inspect LABEL OUT [inspector options...]: run the inspector CLI against the
+# binary over stdio; stdout goes to OUT, stderr (with the server's) to OUT.stderr.
+# Returns the inspector's exit code.
+inspect() {
+	local label="$1" out="$2"
+	shift 2
+	echo "\$ mcp-inspector --cli $* --format json -- skilljack-mcp --tools=always $corpus"
+	local rc=0
+	timeout 120 "$inspector" --cli "$@" --format json -- "$bin" --tools=always "$corpus" \
+		>"$out" 2>"$out.stderr" </dev/null || rc=$?
+	if [[ $rc -ne 0 ]]; then
+		echo "--- $label: inspector exited $rc; its stderr (with the server's):" >&2
+		tail -n 40 "$out.stderr" >&2
+		echo "--- $label: its stdout (first 1500 bytes):" >&2
+		head -c 1500 "$out" >&2
+		echo >&2
+	fi
+	return $rc
+}
+
+check() { node "$here/check.mjs" "$@" 2>&1; }
+
+eras="${OUTSIDE_ERAS:-legacy modern}"
+for era in $eras; do
+	section "outside: inspector over stdio, protocol era $era"
+	o="$work/$era"
+
+	inspect tools/list "$o-tools.json" --protocol-era "$era" --method tools/list ||
+		die "[$era] tools/list"
+	msg="$(check tools "$o-tools.json")" || die "[$era] tools/list: $msg"
+	pass "[$era] $msg"
+
+	inspect prompts/list "$o-prompts.json" --protocol-era "$era" --method prompts/list ||
+		die "[$era] prompts/list"
+	msg="$(check prompts "$o-prompts.json")" || die "[$era] prompts/list: $msg"
+	pass "[$era] $msg"
+
+	inspect skills/list "$o-skills.json" --protocol-era "$era" --method skills/list ||
+		die "[$era] skills/list"
+	msg="$(check skills "$o-skills.json" "$names_file")" || die "[$era] skills/list: $msg"
+	pass "[$era] $msg"
+
+	rc=0
+	inspect "skills/list --verify" "$o-verify.ndjson" --protocol-era "$era" \
+		--method skills/list --verify --require-digests || rc=$?
+	msg="$(check verify "$o-verify.ndjson" "$corpus_skills" "$corpus_files")" ||
+		die "[$era] skills/list --verify (inspector exit $rc): $msg"
+	[[ $rc -eq 0 ]] || die "[$era] skills/list --verify: inspector exited $rc although every report says verified"
+	pass "[$era] $msg ($(tail -n 1 "$o-verify.ndjson.stderr"))"
+done
+
+section "outside: summary"
+echo "served $corpus_skills skills ($corpus_files files) from $corpus"
+echo "outside: $passed passed, 0 failed"
