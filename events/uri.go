@@ -1,7 +1,6 @@
 package events
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 )
@@ -23,22 +22,18 @@ func EncodePath(p string) string {
 	return strings.Join(segs, "/")
 }
 
-// encodeSegment escapes everything but the characters encodeURIComponent
-// leaves alone: A-Z a-z 0-9 - _ . ! ~ * ' ( ).
+// encodeSegment escapes every byte of s's UTF-8 encoding except the
+// characters encodeURIComponent leaves alone: A-Z a-z 0-9 - _ . ! ~ * ' ( ).
 func encodeSegment(s string) string {
-	// url.PathEscape keeps more (sub-delims such as '&', '=', ':', '@'); the
-	// reference uses encodeURIComponent, so escape those too.
-	e := url.PathEscape(s)
 	var b strings.Builder
-	for i := 0; i < len(e); i++ {
-		c := e[i]
-		switch {
-		case c == '%', isUnreserved(c):
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUnreserved(c) {
 			b.WriteByte(c)
-		default:
-			b.WriteString("%")
-			b.WriteString(strings.ToUpper(hex2(c)))
+			continue
 		}
+		b.WriteByte('%')
+		b.WriteString(hex2(c))
 	}
 	return b.String()
 }
