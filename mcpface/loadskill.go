@@ -1,0 +1,59 @@
+package mcpface
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const loadSkillUsage = `Load a skill's full instructions: returns its whole SKILL.md, frontmatter included. Call it as soon as the user's task matches a skill's description, before doing the task, then follow the instructions it returns. Pass the skill's name exactly as listed in <available_skills>, for example {"name": "my-project__commit"}. To read a file the skill refers to, call skill-resource.`
+
+type loadSkillIn struct {
+	Name string `json:"name" jsonschema:"the skill's name exactly as listed in <available_skills>, e.g. my-project__commit"`
+}
+
+// readOnlyAnnotations are shared by load-skill and skill-resource.
+func readOnlyAnnotations(title string) *mcp.ToolAnnotations {
+	f := false
+	return &mcp.ToolAnnotations{
+		Title:           title,
+		ReadOnlyHint:    true,
+		DestructiveHint: &f,
+		IdempotentHint:  true,
+		OpenWorldHint:   &f,
+	}
+}
+
+func (f *Facade) loadSkillTool(s *snapshot) *mcp.Tool {
+	desc := loadSkillUsage
+	if f.opts.CatalogMode == CatalogToolDescription {
+		desc += "\n\n" + skillsBlock(s.cat, modelInvocable)
+	}
+	return &mcp.Tool{
+		Name:        toolLoadSkill,
+		Title:       "Load Skill",
+		Description: desc,
+		Annotations: readOnlyAnnotations("Load Skill"),
+	}
+}
+
+func (f *Facade) loadSkill(_ context.Context, _ *mcp.CallToolRequest, in loadSkillIn) (*mcp.CallToolResult, any, error) {
+	s := f.current()
+	sk := s.cat.SkillByName(in.Name)
+	if sk == nil {
+		return errorResult(fmt.Sprintf("No skill named %q. Available skills: %s", in.Name, namesList(qualifiedNames(s.cat)))), nil, nil
+	}
+	if len(sk.Files) == 0 {
+		return errorResult(fmt.Sprintf("Failed to load skill %q: it has no SKILL.md", in.Name)), nil, nil
+	}
+	data, err := readFile(sk, &sk.Files[0], f.opts.Bundled, 0)
+	if err != nil {
+		return errorResult(fmt.Sprintf("Failed to load skill %q: %v", in.Name, err)), nil, nil
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil, nil
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}

@@ -1,0 +1,146 @@
+package mcpface
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// recoverMiddleware turns a panic in any handler into a -32603 answer, so the
+// process and the session stay alive.
+func (f *Facade) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				f.log.Error("handler panicked", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				res = nil
+				err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error handling %s", method)}
+			}
+		}()
+		if f.panicHook != nil {
+			f.panicHook(method)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// logMiddleware logs one Debug line per request.
+func (f *Facade) logMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		start := time.Now()
+		res, err := next(ctx, method, req)
+		attrs := []any{"method", method, "duration_ms", time.Since(start).Milliseconds()}
+		switch r := req.(type) {
+		case *mcp.CallToolRequest:
+			if r.Params != nil {
+				attrs = append(attrs, "tool", r.Params.Name)
+			}
+		case *mcp.ReadResourceRequest:
+			if r.Params != nil {
+				attrs = append(attrs, "uri", r.Params.URI)
+			}
+		case *mcp.GetPromptRequest:
+			if r.Params != nil {
+				attrs = append(attrs, "prompt", r.Params.Name)
+			}
+		}
+		if err != nil {
+			attrs = append(attrs, "error", err)
+		}
+		f.log.Debug("request", attrs...)
+		return res, err
+	}
+}
+
+// featureMiddleware answers what the facade serves from its snapshot rather
+// than from SDK registrations (resources/list, resources/read) and hides the
+// tools from clients that load skills themselves (--tools=auto).
+func (f *Facade) featureMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch r := req.(type) {
+		case *mcp.ListResourcesRequest:
+			return f.listResources(r)
+		case *mcp.ReadResourceRequest:
+			if r.Params == nil {
+				return nil, invalidParams("params.uri is required", "")
+			}
+			return f.readResource(r.Params.URI)
+		case *mcp.ListToolsRequest:
+			res, err := next(ctx, method, req)
+			if err != nil || !f.hideTools(r.ClientCapabilities()) {
+				return res, err
+			}
+			if lr, ok := res.(*mcp.ListToolsResult); ok {
+				lr.Tools = slices.DeleteFunc(slices.Clone(lr.Tools), func(t *mcp.Tool) bool { return isSkillTool(t.Name) })
+			}
+			return res, nil
+		case *mcp.CallToolRequest:
+			if r.Params != nil && isSkillTool(r.Params.Name) && f.hideTools(r.ClientCapabilities()) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.Params.Name)}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func isSkillTool(name string) bool { return name == toolLoadSkill || name == toolSkillResource }
+
+// hideTools reports whether a request with client capabilities caps must not
+// see load-skill and skill-resource: in auto mode, when the client declares
+// the skills extension and so loads skills by URI itself.
+func (f *Facade) hideTools(caps *mcp.ClientCapabilities) bool {
+	if !f.toolsAuto() || caps == nil {
+		return false
+	}
+	_, ok := caps.Extensions[SkillsExtension]
+	return ok
+}
+
+// complete answers completion/complete: qualified names for the name
+// argument of the skill prompt, served paths for the skill://{+path}
+// template (case-insensitive substring, at most 100 values, BASE-R29).
+func (f *Facade) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	s := f.current()
+	ref, arg := req.Params.Ref, req.Params.Argument
+	var candidates []string
+	switch {
+	case ref.Type == "ref/prompt" && ref.Name == promptSkill:
+		if arg.Name == "name" {
+			candidates = qualifiedNames(s.cat)
+		}
+	case ref.Type == "ref/prompt":
+		if sk := s.cat.SkillByName(ref.Name); sk == nil || !sk.UserInvocable {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", ref.Name)}
+		}
+	case ref.Type == "ref/resource" && ref.URI == resourceTemplate:
+		if arg.Name == "path" {
+			for _, r := range s.resources {
+				if _, ok := s.byURI[r.URI]; ok {
+					candidates = append(candidates, strings.TrimPrefix(r.URI, "skill://"))
+				}
+			}
+		}
+	}
+	needle := strings.ToLower(arg.Value)
+	values := []string{}
+	total := 0
+	for _, c := range candidates {
+		if strings.Contains(strings.ToLower(c), needle) {
+			total++
+			if len(values) < 100 {
+				values = append(values, c)
+			}
+		}
+	}
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{
+		Values:  values,
+		Total:   total,
+		HasMore: total > len(values),
+	}}, nil
+}

@@ -1,0 +1,103 @@
+package mcpface
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+const skillPromptUsage = "Load a skill by name with auto-completion."
+
+func (f *Facade) skillPrompt(s *snapshot) *mcp.Prompt {
+	return &mcp.Prompt{
+		Name:        promptSkill,
+		Title:       "Load Skill",
+		Description: skillPromptUsage + "\n\n" + skillsBlock(s.cat, userInvocable),
+		Arguments: []*mcp.PromptArgument{{
+			Name:        "name",
+			Description: "the skill's qualified name, e.g. my-project__commit",
+			Required:    true,
+		}},
+	}
+}
+
+// getSkillPrompt answers prompts/get of "skill".
+func (f *Facade) getSkillPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	s := f.current()
+	name := req.Params.Arguments["name"]
+	sk := s.cat.SkillByName(name)
+	if sk == nil {
+		// A normal message, not an error, as in the reference.
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{
+			Role:    "user",
+			Content: &mcp.TextContent{Text: fmt.Sprintf("No skill named %q. Available skills: %s", name, namesList(qualifiedNames(s.cat)))},
+		}}}, nil
+	}
+	return f.skillMessage(sk)
+}
+
+// getNamedPrompt answers prompts/get of a per-skill prompt.
+func (f *Facade) getNamedPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	sk := f.current().cat.SkillByName(req.Params.Name)
+	if sk == nil || !sk.UserInvocable {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", req.Params.Name)}
+	}
+	return f.skillMessage(sk)
+}
+
+// skillMessage is the prompt result for sk: one user message embedding its
+// SKILL.md for the assistant.
+func (f *Facade) skillMessage(sk *events.Skill) (*mcp.GetPromptResult, error) {
+	if len(sk.Files) == 0 {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("skill %s has no SKILL.md", sk.QualifiedName)}
+	}
+	data, err := readFile(sk, &sk.Files[0], f.opts.Bundled, 0)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("loading skill %s: %v", sk.QualifiedName, err)}
+	}
+	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{
+		Role: "user",
+		Content: &mcp.EmbeddedResource{
+			Resource:    &mcp.ResourceContents{URI: sk.URI, MIMEType: "text/markdown", Text: string(data)},
+			Annotations: &mcp.Annotations{Audience: []mcp.Role{"assistant"}, Priority: 1.0},
+		},
+	}}}, nil
+}
+
+// registerPrompts re-adds the skill prompt (its description carries the
+// catalog) and brings the per-skill prompts in line with the snapshot. The SDK
+// sends notifications/prompts/list_changed.
+func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot) {
+	srv.AddPrompt(f.skillPrompt(s), f.getSkillPrompt)
+	want := make(map[string]bool)
+	for i := range s.cat.Skills {
+		sk := &s.cat.Skills[i]
+		if !sk.UserInvocable {
+			continue
+		}
+		if sk.QualifiedName == promptSkill {
+			f.log.Warn("skill name collides with the fixed prompt; no prompt of its own", "skill", sk.QualifiedName)
+			continue
+		}
+		want[sk.QualifiedName] = true
+		srv.AddPrompt(&mcp.Prompt{
+			Name:        sk.QualifiedName,
+			Title:       sk.QualifiedName,
+			Description: sk.Description,
+		}, f.getNamedPrompt)
+	}
+	var gone []string
+	for name := range f.regPrompts {
+		if !want[name] {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		srv.RemovePrompts(gone...)
+	}
+	f.regPrompts = want
+}

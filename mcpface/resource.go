@@ -1,0 +1,235 @@
+package mcpface
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// invalidParams returns a -32602 error whose data names uri.
+func invalidParams(msg, uri string) error {
+	e := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
+	if uri != "" {
+		e.Data, _ = json.Marshal(map[string]string{"uri": uri})
+	}
+	return e
+}
+
+func internalError(msg, uri string) error {
+	e := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
+	if uri != "" {
+		e.Data, _ = json.Marshal(map[string]string{"uri": uri})
+	}
+	return e
+}
+
+// listResources answers resources/list from the snapshot, in URI order, with
+// a cursor naming the last URI returned so that a catalog change between
+// pages neither skips nor repeats a resource.
+func (f *Facade) listResources(req *mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error) {
+	s := f.current()
+	var cursor string
+	if req.Params != nil {
+		cursor = req.Params.Cursor
+	}
+	start, err := afterCursor(cursor, len(s.resources), func(i int) string { return s.resources[i].URI })
+	if err != nil {
+		return nil, err
+	}
+	end := min(start+resourcesPageSize, len(s.resources))
+	res := &mcp.ListResourcesResult{
+		Resources: slices.Clone(s.resources[start:end]),
+		Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"},
+	}
+	if end < len(s.resources) {
+		res.NextCursor = encodeCursor(s.resources[end-1].URI)
+	}
+	return res, nil
+}
+
+type cursorJSON struct {
+	After *string `json:"after"`
+}
+
+// encodeCursor returns base64(JSON {"after": uri}), the reference's cursor.
+func encodeCursor(uri string) string {
+	b, _ := json.Marshal(cursorJSON{After: &uri})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// afterCursor returns the index of the first of n sorted keys greater than
+// the cursor's "after" key, 0 for an empty cursor, and -32602 for a malformed
+// one (BASE-R30).
+func afterCursor(cursor string, n int, key func(int) string) (int, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(cursor)
+	var c cursorJSON
+	if err == nil {
+		err = json.Unmarshal(raw, &c)
+	}
+	if err != nil || c.After == nil {
+		return 0, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid cursor"}
+	}
+	return sort.Search(n, func(i int) bool { return key(i) > *c.After }), nil
+}
+
+// readResourceHandler is registered with the SDK for the template and the
+// index; the receiving middleware answers resources/read before the SDK does,
+// so this only runs if that changes.
+func (f *Facade) readResourceHandler(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return f.readResource(req.Params.URI)
+}
+
+// readResource looks uri up, exactly as written, in the snapshot and returns
+// its current bytes: -32602 when the URI is not served (never a path join,
+// BR-21), -32603 when the bytes cannot be served as advertised.
+func (f *Facade) readResource(uri string) (*mcp.ReadResourceResult, error) {
+	s := f.current()
+	res := &mcp.ReadResourceResult{Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"}}
+	if uri == events.IndexURI {
+		res.Contents = []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(s.index)}}
+		return res, nil
+	}
+	ref, ok := s.cat.File(uri)
+	if !ok {
+		return nil, invalidParams("Resource not found: "+uri, uri)
+	}
+	max := f.opts.MaxFileSize
+	if ref.File.Path == "SKILL.md" {
+		max = 0
+	}
+	data, err := readFile(ref.Skill, ref.File, f.opts.Bundled, max)
+	switch {
+	case errors.Is(err, errTooLarge):
+		return nil, internalError(fmt.Sprintf("File too large: %s (limit %s): %s", megabytes(ref.File.Size), megabytes(max), uri), uri)
+	case errors.Is(err, errChanged):
+		return nil, internalError(fmt.Sprintf("%s %s", uri, errChanged), uri)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, invalidParams("Resource not found: "+uri, uri)
+	case err != nil:
+		return nil, internalError(fmt.Sprintf("reading %s: %v", uri, err), uri)
+	}
+	mime := s.mime(uri)
+	c := &mcp.ResourceContents{URI: uri, MIMEType: mime}
+	if isTextMIME(mime) && utf8.Valid(data) && len(data) > 0 {
+		c.Text = string(data)
+	} else {
+		c.Blob = data
+		if c.Blob == nil {
+			c.Blob = []byte{}
+		}
+	}
+	res.Contents = []*mcp.ResourceContents{c}
+	return res, nil
+}
+
+// subscribe accepts only served URIs and at most
+// maxSubscriptionsPerSession of them per session.
+func (f *Facade) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	s := f.current()
+	if s == nil || !s.isFile(uri) {
+		return invalidParams("Resource not found: "+uri, uri)
+	}
+	f.subMu.Lock()
+	defer f.subMu.Unlock()
+	m := f.subs[req.Session]
+	if m == nil {
+		f.pruneSubs()
+		m = make(map[string]bool)
+		f.subs[req.Session] = m
+	}
+	if !m[uri] && len(m) >= maxSubscriptionsPerSession {
+		return invalidParams(fmt.Sprintf("Too many subscriptions: a session may hold %d", maxSubscriptionsPerSession), uri)
+	}
+	m[uri] = true
+	return nil
+}
+
+func (f *Facade) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	f.subMu.Lock()
+	defer f.subMu.Unlock()
+	delete(f.subs[req.Session], req.Params.URI)
+	return nil
+}
+
+// pruneSubs drops the counts of sessions that ended; called with subMu held
+// when a new session subscribes, so the map stays as large as the live
+// sessions.
+func (f *Facade) pruneSubs() {
+	f.regMu.Lock()
+	srv := f.srv
+	f.regMu.Unlock()
+	if srv == nil {
+		return
+	}
+	live := make(map[*mcp.ServerSession]bool)
+	for ss := range srv.Sessions() {
+		live[ss] = true
+	}
+	for ss := range f.subs {
+		if !live[ss] {
+			delete(f.subs, ss)
+		}
+	}
+}
+
+type dirReadParams struct {
+	mcp.ParamsBase
+	URI    string `json:"uri"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+type dirReadResult struct {
+	mcp.ResultBase
+	ResultType string          `json:"resultType,omitempty"`
+	Resources  []*mcp.Resource `json:"resources"`
+	NextCursor string          `json:"nextCursor,omitempty"`
+}
+
+// readDirectory answers resources/directory/read (SEP2640-R64..R68): the
+// direct children of a skill root or of a folder inside a skill.
+func (f *Facade) readDirectory(_ context.Context, _ *mcp.ServerSession, p *dirReadParams) (*dirReadResult, error) {
+	if p == nil || p.URI == "" {
+		return nil, invalidParams("params.uri is required", "")
+	}
+	s := f.current()
+	uri := strings.TrimSuffix(p.URI, "/")
+	children, ok := s.dirs[uri]
+	if !ok {
+		if s.isFile(p.URI) {
+			return nil, invalidParams(p.URI+" is not a directory resource", p.URI)
+		}
+		return nil, invalidParams("No such directory: "+p.URI, p.URI)
+	}
+	if p.Cursor != "" {
+		// Every listing fits one page, so no cursor was ever issued.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid cursor"}
+	}
+	res := &dirReadResult{Resources: slices.Clone(children)}
+	if modern(p.Meta) {
+		res.ResultType = "complete"
+	}
+	return res, nil
+}
+
+// modern reports whether a request's _meta carries a protocol version of
+// 2026-07-28 or later.
+func modern(meta mcp.Meta) bool {
+	v, _ := meta[mcp.MetaKeyProtocolVersion].(string)
+	return v >= "2026-07-28"
+}

@@ -1,0 +1,372 @@
+package mcpface
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// Names fixed by the wire surface of the reference server.
+const (
+	serverName = "skilljack-mcp"
+	// SkillsExtension is the SEP-2640 extension identifier.
+	SkillsExtension = "io.modelcontextprotocol/skills"
+
+	toolLoadSkill     = "load-skill"
+	toolSkillResource = "skill-resource"
+	promptSkill       = "skill"
+	resourceTemplate  = "skill://{+path}"
+)
+
+// Tools modes and catalog modes accepted in [Options].
+const (
+	ToolsAuto   = "auto"
+	ToolsAlways = "always"
+	ToolsNever  = "never"
+
+	CatalogInstructions    = "instructions"
+	CatalogToolDescription = "tool-description"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultMaxFileSize is the reference server's MAX_FILE_SIZE_MB default
+	// (1 MB), in bytes.
+	DefaultMaxFileSize = 1 << 20
+	// DefaultPageSize is the skills/list page size of the reference server and
+	// the SEP-2640 reference SDK.
+	DefaultPageSize = 50
+	// maxSubscriptionsPerSession bounds the resources/subscribe entries one
+	// session may hold; a catalog has at most a few thousand files, so an
+	// honest client stays far below it while a flood is cut off cheaply.
+	maxSubscriptionsPerSession = 1000
+	// resourcesPageSize is the resources/list page size: large enough that a
+	// typical catalog is one page, small enough to keep a response of a
+	// 2000-file catalog reasonable.
+	resourcesPageSize = 500
+)
+
+// Options configures a [Facade]. The zero value is usable.
+type Options struct {
+	// Version is serverInfo.version. If empty, defaults to "dev".
+	Version string
+	// Tools is "auto", "always" or "never" and decides who sees load-skill
+	// and skill-resource. In auto, a request whose client capabilities hold
+	// extensions["io.modelcontextprotocol/skills"] does not see them. Any
+	// other value (including empty) means "auto".
+	Tools string
+	// CatalogMode is "instructions" or "tool-description": where the
+	// <available_skills> catalog goes. Any other value means "instructions".
+	CatalogMode string
+	// Static reports that the skill set is fixed: tools and prompts then
+	// declare listChanged false.
+	Static bool
+	// MaxFileSize caps, in bytes, the supporting files that skill-resource and
+	// resources/read serve; SKILL.md has no cap. If zero, defaults to
+	// [DefaultMaxFileSize].
+	MaxFileSize int64
+	// PageSize is the skills/list page size. If zero, defaults to
+	// [DefaultPageSize].
+	PageSize int
+	// Bundled holds the files of skills whose source kind is
+	// [events.SourceBundled]. Required only when such skills are served.
+	Bundled fs.FS
+	// Logger receives the facade's logs (and the SDK's, with Info lowered to
+	// Debug). If nil, logs are discarded.
+	Logger *slog.Logger
+}
+
+// Facade serves the current catalog over MCP. Create it with [New]; its
+// methods are safe for concurrent use.
+type Facade struct {
+	// fixed at creation
+	opts  Options
+	log   *slog.Logger
+	ready chan struct{}
+
+	readyOnce sync.Once
+	snap      atomic.Pointer[snapshot]
+
+	buildOnce sync.Once
+	built     chan struct{} // closed once srv is set
+
+	// regMu serialises changes to the SDK registrations; the fields below it
+	// are the bookkeeping of what is registered.
+	regMu      sync.Mutex
+	srv        *mcp.Server
+	synced     bool
+	regVersion uint64
+	regIndex   []byte
+	regPrompts map[string]bool // per-skill prompt names
+
+	subMu sync.Mutex
+	subs  map[*mcp.ServerSession]map[string]bool
+
+	// panicHook, when set by tests, runs at the top of every request.
+	panicHook func(method string)
+}
+
+// New returns a facade configured by opts (nil means defaults). The options
+// are copied. The facade serves nothing until the first [Facade.SetCatalog].
+func New(opts *Options) *Facade {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	o.Tools = strings.ToLower(strings.TrimSpace(o.Tools))
+	switch o.Tools {
+	case ToolsAuto, ToolsAlways, ToolsNever:
+	default:
+		o.Tools = ToolsAuto
+	}
+	o.CatalogMode = strings.ToLower(strings.TrimSpace(o.CatalogMode))
+	if o.CatalogMode != CatalogToolDescription {
+		o.CatalogMode = CatalogInstructions
+	}
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = DefaultMaxFileSize
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = DefaultPageSize
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("component", "mcpface")
+	if o.CatalogMode == CatalogToolDescription && o.Tools == ToolsAuto {
+		// The catalog lives in the load-skill description, so the tool must
+		// stay visible to everyone (reference §1.2).
+		log.Warn("tools mode auto is ignored with catalog mode tool-description; load-skill and skill-resource stay offered")
+	}
+	return &Facade{
+		opts:       o,
+		log:        log,
+		ready:      make(chan struct{}),
+		built:      make(chan struct{}),
+		regPrompts: make(map[string]bool),
+		subs:       make(map[*mcp.ServerSession]map[string]bool),
+	}
+}
+
+// toolsAuto reports whether tools are withheld from clients that declare
+// the skills extension.
+func (f *Facade) toolsAuto() bool {
+	return f.opts.Tools == ToolsAuto && f.opts.CatalogMode != CatalogToolDescription
+}
+
+// Ready returns a channel that is closed once the first catalog is set.
+func (f *Facade) Ready() <-chan struct{} { return f.ready }
+
+// current returns the snapshot every request reads; nil before the first
+// catalog.
+func (f *Facade) current() *snapshot { return f.snap.Load() }
+
+// SetCatalog makes c the served catalog if its Version is above the one held
+// and reports whether it did. The facade takes c as read-only and keeps it.
+// Once the server is built, it brings the tools, prompts and resources
+// registrations up to date and sends notifications/tools/list_changed,
+// prompts/list_changed and resources/list_changed (unless disabled by
+// Static), plus notifications/resources/updated for skill://index.json when
+// the index changed. Safe for concurrent use; it reads the first bytes of
+// supporting files whose type the extension does not tell.
+func (f *Facade) SetCatalog(c *events.Catalog) bool {
+	if c == nil {
+		return false
+	}
+	if old := f.snap.Load(); old != nil && old.cat.Version >= c.Version {
+		return false
+	}
+	s := newSnapshot(c, f.opts.Bundled)
+	for {
+		old := f.snap.Load()
+		if old != nil && old.cat.Version >= c.Version {
+			return false
+		}
+		if f.snap.CompareAndSwap(old, s) {
+			break
+		}
+	}
+	f.log.Debug("catalog set", "version", c.Version, "skills", len(c.Skills))
+	f.readyOnce.Do(func() { close(f.ready) })
+	f.sync()
+	return true
+}
+
+// Run consumes catalog.changed messages (each passed to [Facade.SetCatalog])
+// and resources.updated messages (each URI sent as
+// notifications/resources/updated to its subscribers). Each message is acked
+// once and never nacked. Run blocks until ctx is done and then returns nil;
+// a closed channel is simply no longer read.
+func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Message) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case msg, ok := <-catalogs:
+			if !ok {
+				catalogs = nil
+				continue
+			}
+			_ = events.Handle(f.log, msg, func(m *message.Message) error {
+				ev, err := events.Decode[events.CatalogChanged](m)
+				if err != nil {
+					return err
+				}
+				f.SetCatalog(ev.Catalog)
+				return nil
+			})
+		case msg, ok := <-updates:
+			if !ok {
+				updates = nil
+				continue
+			}
+			_ = events.Handle(f.log, msg, func(m *message.Message) error {
+				ev, err := events.Decode[events.ResourcesUpdated](m)
+				if err != nil {
+					return err
+				}
+				f.resourcesUpdated(ctx, ev.URIs)
+				return nil
+			})
+		}
+	}
+}
+
+func (f *Facade) resourcesUpdated(ctx context.Context, uris []string) {
+	f.regMu.Lock()
+	srv := f.srv
+	f.regMu.Unlock()
+	if srv == nil {
+		return
+	}
+	for _, u := range uris {
+		if err := srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u}); err != nil {
+			f.log.Warn("sending resources/updated", "uri", u, "error", err)
+		}
+	}
+}
+
+// Server waits until the first catalog is set (or ctx is done, returning
+// ctx.Err()), then builds the server once and returns it; later calls return
+// the same server. It waits because go-sdk fixes the instructions, which
+// carry the catalog, when the server is constructed.
+func (f *Facade) Server(ctx context.Context) (*mcp.Server, error) {
+	select {
+	case <-f.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	f.buildOnce.Do(f.build)
+	<-f.built
+	f.regMu.Lock()
+	defer f.regMu.Unlock()
+	return f.srv, nil
+}
+
+func (f *Facade) build() {
+	s := f.current()
+	caps := &mcp.ServerCapabilities{
+		Completions: &mcp.CompletionCapabilities{},
+		Prompts:     &mcp.PromptCapabilities{ListChanged: !f.opts.Static},
+		Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
+		Tools:       &mcp.ToolCapabilities{ListChanged: !f.opts.Static},
+	}
+	caps.AddExtension(SkillsExtension, map[string]any{"directoryRead": true})
+	var instructions string
+	if f.opts.CatalogMode == CatalogInstructions {
+		instructions = catalogInstructions(s.cat, f.opts.Tools)
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: f.opts.Version}, &mcp.ServerOptions{
+		Instructions:       instructions,
+		Logger:             slog.New(quietHandler{f.log.Handler()}),
+		Capabilities:       caps,
+		CompletionHandler:  f.complete,
+		SubscribeHandler:   f.subscribe,
+		UnsubscribeHandler: f.unsubscribe,
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+			c.TTLMs = 0
+			c.CacheScope = "private"
+		},
+	})
+	f.addCustomMethods(srv)
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: resourceTemplate,
+		Name:        "Skill",
+		Description: "A file of a served skill: skill://<skill-path>/SKILL.md or skill://<skill-path>/<file-path>.",
+	}, f.readResourceHandler)
+	// The middlewares wrap every method; the first one listed runs first.
+	srv.AddReceivingMiddleware(f.recoverMiddleware, f.logMiddleware, f.featureMiddleware)
+
+	f.regMu.Lock()
+	f.srv = srv
+	f.regMu.Unlock()
+	close(f.built)
+	f.sync()
+}
+
+// sync brings the SDK registrations up to the current snapshot. Adding a
+// feature makes the SDK send the matching list_changed notification to every
+// session (debounced), which is how refreshes reach clients.
+func (f *Facade) sync() {
+	f.regMu.Lock()
+	defer f.regMu.Unlock()
+	srv := f.srv
+	s := f.current()
+	if srv == nil || s == nil || (f.synced && s.cat.Version == f.regVersion) {
+		return
+	}
+	first := !f.synced
+	f.synced = true
+	f.regVersion = s.cat.Version
+
+	f.registerTools(srv, s)
+	f.registerPrompts(srv, s)
+	// skill://index.json is registered as a plain resource so that replacing
+	// it triggers notifications/resources/list_changed; resources/list and
+	// resources/read are answered from the snapshot.
+	srv.AddResource(indexResource(), f.readResourceHandler)
+	if !first && string(f.regIndex) != string(s.index) {
+		if err := srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: events.IndexURI}); err != nil {
+			f.log.Warn("sending resources/updated", "uri", events.IndexURI, "error", err)
+		}
+	}
+	f.regIndex = s.index
+}
+
+// quietHandler lowers the SDK's Info records to Debug: it logs every session
+// and subscription at Info, which would drown the server's own log.
+type quietHandler struct{ slog.Handler }
+
+func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	if l == slog.LevelInfo {
+		l = slog.LevelDebug
+	}
+	return h.Handler.Enabled(ctx, l)
+}
+
+func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelInfo {
+		r.Level = slog.LevelDebug
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietHandler{h.Handler.WithAttrs(as)}
+}
+
+func (h quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{h.Handler.WithGroup(name)}
+}

@@ -1,0 +1,139 @@
+package mcpface
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// Method names of SEP-2640.
+const (
+	methodSkillsList    = "skills/list"
+	methodSkillsGet     = "skills/get"
+	methodDirectoryRead = "resources/directory/read"
+)
+
+// entry is a SEP-2640 Skill object (SEP2640-R26..R37).
+type entry struct {
+	URI         string          `json:"uri"`
+	Frontmatter json.RawMessage `json:"frontmatter"`
+	Resources   []entryResource `json:"resources"`
+}
+
+type entryResource struct {
+	URI    string `json:"uri"`
+	Digest string `json:"digest"`
+	Size   int64  `json:"size"`
+}
+
+// cacheFields are the SEP-2549 fields, set only on 2026-07-28 requests
+// (SEP2640-R08, BR-32); resultType with them.
+type cacheFields struct {
+	ResultType string `json:"resultType,omitempty"`
+	TTLMs      *int   `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
+}
+
+func newCacheFields(meta mcp.Meta) cacheFields {
+	if !modern(meta) {
+		return cacheFields{}
+	}
+	zero := 0
+	return cacheFields{ResultType: "complete", TTLMs: &zero, CacheScope: "private"}
+}
+
+type skillsListParams struct {
+	mcp.ParamsBase
+	Cursor string `json:"cursor,omitempty"`
+}
+
+type skillsListResult struct {
+	mcp.ResultBase
+	cacheFields
+	Skills     []entry `json:"skills"`
+	NextCursor string  `json:"nextCursor,omitempty"`
+}
+
+type skillsGetParams struct {
+	mcp.ParamsBase
+	URI string `json:"uri,omitempty"`
+}
+
+type skillsGetResult struct {
+	mcp.ResultBase
+	cacheFields
+	Skill entry `json:"skill"`
+}
+
+func newEntry(sk *events.Skill) entry {
+	e := entry{URI: sk.URI, Frontmatter: sk.Frontmatter, Resources: make([]entryResource, 0, len(sk.Files))}
+	if len(e.Frontmatter) == 0 {
+		e.Frontmatter = json.RawMessage("{}")
+	}
+	for _, f := range sk.Files {
+		e.Resources = append(e.Resources, entryResource{URI: sk.FileURI(f.Path), Digest: f.Digest, Size: f.Size})
+	}
+	return e
+}
+
+// listSkills answers skills/list: listed skills in URI order, PageSize
+// entries a page, never split; the cursor names the last URI returned
+// (SEP2640-R39, R46..R52).
+func (f *Facade) listSkills(_ context.Context, _ *mcp.ServerSession, p *skillsListParams) (*skillsListResult, error) {
+	s := f.current()
+	var listed []*events.Skill
+	for i := range s.cat.Skills {
+		if s.cat.Skills[i].Listed {
+			listed = append(listed, &s.cat.Skills[i])
+		}
+	}
+	var cursor string
+	var meta mcp.Meta
+	if p != nil {
+		cursor, meta = p.Cursor, p.Meta
+	}
+	start, err := afterCursor(cursor, len(listed), func(i int) string { return listed[i].URI })
+	if err != nil {
+		return nil, err
+	}
+	end := min(start+f.opts.PageSize, len(listed))
+	res := &skillsListResult{cacheFields: newCacheFields(meta), Skills: make([]entry, 0, end-start)}
+	for _, sk := range listed[start:end] {
+		res.Skills = append(res.Skills, newEntry(sk))
+	}
+	if end < len(listed) {
+		res.NextCursor = encodeCursor(listed[end-1].URI)
+	}
+	return res, nil
+}
+
+// getSkill answers skills/get for a listed skill's SKILL.md URI
+// (SEP2640-R53..R56); anything else is -32602.
+func (f *Facade) getSkill(_ context.Context, _ *mcp.ServerSession, p *skillsGetParams) (*skillsGetResult, error) {
+	if p == nil || p.URI == "" {
+		return nil, invalidParams("params.uri is required", "")
+	}
+	sk := f.current().cat.SkillByURI(p.URI)
+	if sk == nil || !sk.Listed {
+		return nil, invalidParams("Not a skill served here: "+p.URI, p.URI)
+	}
+	return &skillsGetResult{cacheFields: newCacheFields(p.Meta), Skill: newEntry(sk)}, nil
+}
+
+func (f *Facade) addCustomMethods(srv *mcp.Server) {
+	for _, err := range []error{
+		mcp.AddReceivingCustomMethod(srv, methodSkillsList, f.listSkills),
+		mcp.AddReceivingCustomMethod(srv, methodSkillsGet, f.getSkill),
+		mcp.AddReceivingCustomMethod(srv, methodDirectoryRead, f.readDirectory),
+	} {
+		if err != nil {
+			// Only a name clash with a standard method fails: a programming
+			// error in this package.
+			panic(fmt.Sprintf("mcpface: %v", err))
+		}
+	}
+}
