@@ -1,0 +1,500 @@
+package actors
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// Agent Skills and SEP-2640 limits; going over any of them is a warning,
+// never a reason to drop a skill.
+const (
+	maxNameLen          = 64       // ASF-R05
+	maxDescriptionLen   = 1024     // ASF-R11
+	maxCompatibilityLen = 500      // ASF-R13
+	maxSkillFiles       = 512      // SEP2640-R43
+	maxSkillBytes       = 16 << 20 // SEP2640-R43: 16 MiB
+)
+
+// BuildCatalog turns one configuration, the newest scan of each of its
+// sources (keyed by [events.Source.ID]) and the invocation overrides into
+// catalog version version. It is pure: no I/O, no logging; what is off goes
+// into the catalog's Diagnostics (one per SKILL.md, plus the scans' own).
+// Sources are taken in cfg order; a source without a scan contributes
+// nothing. A SKILL.md without usable frontmatter or without a non-empty
+// string description is skipped (BR-07); naming problems are warnings
+// (BR-08, BR-09, BR-12); the first source, and within it the first skill
+// found, wins a duplicate qualified name or URI. The arguments are only
+// read; the result shares the scans' file slices and must not be modified.
+func BuildCatalog(version uint64, cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) *events.Catalog {
+	var (
+		skills []events.Skill
+		diags  []events.Diagnostic
+		byName = map[string]string{}
+		byURI  = map[string]string{}
+	)
+	for _, src := range cfg.Sources {
+		scan, ok := scans[src.ID]
+		if !ok {
+			continue
+		}
+		diags = append(diags, scan.Diagnostics...)
+		for _, ss := range scan.Skills {
+			sk, d, ok := buildSkill(src, ss)
+			if d != nil {
+				diags = append(diags, *d)
+			}
+			if !ok {
+				continue
+			}
+			file := mdFile(src, ss)
+			winner, dupName := byName[sk.QualifiedName]
+			if !dupName {
+				winner, ok = byURI[sk.URI]
+			}
+			if dupName || ok {
+				diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Version: ss.Files[0].Digest,
+					Message: fmt.Sprintf("%s: duplicate skill %s (%s): the one from %s wins (first source wins); this one is not served",
+						file, sk.QualifiedName, sk.URI, winner)})
+				continue
+			}
+			byName[sk.QualifiedName] = file
+			byURI[sk.URI] = file
+			if o, ok := overrides[sk.QualifiedName]; ok {
+				if o.Assistant != nil {
+					sk.ModelInvocable, sk.AssistantOverridden = *o.Assistant, true
+				}
+				if o.User != nil {
+					sk.UserInvocable, sk.UserOverridden = *o.User, true
+				}
+			}
+			skills = append(skills, sk)
+		}
+	}
+	return events.NewCatalog(version, cfg.Static, skills, diags)
+}
+
+// mdFile names a scanned skill's SKILL.md as it is on disk.
+func mdFile(src events.Source, ss events.ScannedSkill) string {
+	name := "SKILL.md"
+	if len(ss.Files) > 0 {
+		name = ss.Files[0].OnDisk()
+	}
+	if src.Kind == events.SourceBundled {
+		return path.Join(ss.Dir, name)
+	}
+	return filepath.Join(ss.Dir, filepath.FromSlash(name))
+}
+
+// buildSkill validates one scanned skill. ok is false when it is skipped;
+// d is the one diagnostic about its SKILL.md, or nil.
+func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *events.Diagnostic, ok bool) {
+	file := mdFile(src, ss)
+	var version string
+	if len(ss.Files) > 0 {
+		version = ss.Files[0].Digest
+	}
+	skip := func(reason string) (events.Skill, *events.Diagnostic, bool) {
+		return events.Skill{}, &events.Diagnostic{File: file, Level: events.LevelError, Rule: "ASF-R23", Version: version,
+			Message: fmt.Sprintf("skipped %s: %s", file, reason)}, false
+	}
+	if len(ss.Files) == 0 {
+		return skip("the manifest is empty")
+	}
+	fm, err := parseFrontmatter(ss.SkillMD)
+	if err != nil {
+		return skip(err.Error())
+	}
+	desc, descIsString, descPresent := fm.str("description")
+	switch {
+	case !descPresent:
+		return skip("the frontmatter has no description (ASF-R11)")
+	case !descIsString:
+		return skip("the description is not a string but " + kindName(fm.get("description")) + " (ASF-R11)")
+	case strings.TrimSpace(desc) == "":
+		return skip("the description is empty (ASF-R11)")
+	}
+
+	var findings, rules []string
+	note := func(rule, format string, args ...any) {
+		findings = append(findings, fmt.Sprintf(format, args...))
+		if rule != "" && !slices.Contains(rules, rule) {
+			rules = append(rules, rule)
+		}
+	}
+	if fm.fallback != "" {
+		note("", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.fallback)
+	}
+
+	folder := path.Base(ss.RelDir)
+	rawName, nameIsString, namePresent := fm.str("name")
+	name := strings.TrimSpace(rawName)
+	listed := false
+	switch {
+	case !namePresent:
+		name = folder
+		note("ASF-R04", "name is missing; the folder name %q is used", folder)
+	case !nameIsString:
+		found := kindName(fm.get("name"))
+		name = folder
+		note("ASF-R04", "name is not a string but %s; the folder name %q is used", found, folder)
+	case name == "":
+		name = folder
+		note("ASF-R05", "name is empty; the folder name %q is used", folder)
+	default:
+		broken, brokenRules := nameProblems(name)
+		if name != folder {
+			broken = append(broken, fmt.Sprintf("differs from its folder name %q (ASF-R09)", folder))
+			brokenRules = append(brokenRules, "ASF-R09")
+		}
+		if rawName != name {
+			broken = append(broken, "has leading or trailing white space")
+		}
+		if len(broken) > 0 {
+			for _, r := range brokenRules {
+				if !slices.Contains(rules, r) {
+					rules = append(rules, r)
+				}
+			}
+			findings = append(findings, fmt.Sprintf("name %q %s", rawName, strings.Join(broken, "; ")))
+		}
+		valid := len(brokenRules) == 0 || len(brokenRules) == 1 && brokenRules[0] == "ASF-R09"
+		listed = valid && rawName == name
+	}
+	if n := utf8.RuneCountInString(desc); n > maxDescriptionLen {
+		note("ASF-R11", "description is %d characters long, over the %d limit", n, maxDescriptionLen)
+	}
+	if c, isStr, present := fm.str("compatibility"); present {
+		if !isStr {
+			note("ASF-R13", "compatibility is not a string but %s", kindName(fm.get("compatibility")))
+		} else if n := utf8.RuneCountInString(c); n > maxCompatibilityLen {
+			note("ASF-R13", "compatibility is %d characters long, over the %d limit", n, maxCompatibilityLen)
+		}
+	}
+	if bad := fm.nonStringMetadata(); len(bad) > 0 {
+		note("ASF-R14", "metadata values should be strings; not strings: %s", strings.Join(bad, ", "))
+	}
+	var total int64
+	for _, f := range ss.Files {
+		total += f.Size
+	}
+	if len(ss.Files) > maxSkillFiles || total > maxSkillBytes {
+		note("SEP2640-R43", "skill %s has %d files (limit %d) and %d bytes (limit %d), over the SEP-2640 per-skill limits",
+			name, len(ss.Files), maxSkillFiles, total, maxSkillBytes)
+	}
+
+	segs := []string{}
+	if src.Prefix != "" {
+		segs = append(segs, src.Prefix)
+	}
+	if dir := path.Dir(ss.RelDir); dir != "." && dir != "/" {
+		segs = append(segs, strings.Split(dir, "/")...)
+	}
+	segs = append(segs, name)
+	skillPath := strings.Join(segs, "/")
+	var qn []string
+	for s := range strings.SplitSeq(skillPath, "/") {
+		if s = sanitizeSegment(s); s != "" {
+			qn = append(qn, s)
+		}
+	}
+
+	sk = events.Skill{
+		QualifiedName:  strings.Join(qn, "__"),
+		Name:           name,
+		Description:    strings.TrimSpace(desc),
+		SkillPath:      skillPath,
+		URI:            events.URIScheme + events.EncodePath(skillPath) + "/SKILL.md",
+		Source:         src,
+		Dir:            ss.Dir,
+		Frontmatter:    fm.json,
+		Listed:         listed,
+		ModelInvocable: true,
+		UserInvocable:  true,
+		Files:          ss.Files,
+	}
+	if v, ok := fm.boolean("disable-model-invocation"); ok && v {
+		sk.ModelInvocable = false
+	}
+	if v, ok := fm.boolean("user-invocable"); ok && !v {
+		sk.UserInvocable = false
+	}
+	if len(findings) > 0 {
+		msg := fmt.Sprintf("%s: %s; served", file, strings.Join(findings, "; "))
+		if !listed {
+			msg += "; left out of skills/list"
+		}
+		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(rules, ","), Message: msg, Version: version}
+	}
+	return sk, d, true
+}
+
+// nameProblems lists the Agent Skills naming rules name breaks
+// (ASF-R05..R08; spec charset a-z, 0-9, -) and their IDs.
+func nameProblems(name string) (broken, rules []string) {
+	if n := utf8.RuneCountInString(name); n > maxNameLen {
+		broken = append(broken, fmt.Sprintf("is %d characters long, over the %d limit (ASF-R05)", n, maxNameLen))
+		rules = append(rules, "ASF-R05")
+	}
+	upper, other := false, false
+	for _, r := range name {
+		switch {
+		case 'a' <= r && r <= 'z', '0' <= r && r <= '9', r == '-':
+		case unicode.IsUpper(r):
+			upper = true
+		default:
+			other = true
+		}
+	}
+	if upper {
+		broken = append(broken, "has uppercase letters (ASF-R06)")
+	}
+	if other {
+		broken = append(broken, "has a character other than a-z, 0-9 and - (ASF-R06)")
+	}
+	if upper || other {
+		rules = append(rules, "ASF-R06")
+	}
+	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
+		broken = append(broken, "starts or ends with - (ASF-R07)")
+		rules = append(rules, "ASF-R07")
+	}
+	if strings.Contains(name, "--") {
+		broken = append(broken, "contains -- (ASF-R08)")
+		rules = append(rules, "ASF-R08")
+	}
+	return broken, rules
+}
+
+// sanitizeSegment makes one skill-path segment safe for a qualified name:
+// white-space runs become "-", characters outside [A-Za-z0-9._-] are
+// dropped, leading and trailing "-" trimmed (reference sanitizePrefix).
+func sanitizeSegment(s string) string {
+	var b strings.Builder
+	inSpace := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if !inSpace {
+				b.WriteByte('-')
+			}
+			inSpace = true
+			continue
+		}
+		inSpace = false
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '-' {
+			b.WriteRune(r)
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+// CatalogInboxes are the subscriptions a [CatalogBuilder] reads.
+type CatalogInboxes struct {
+	// Configured carries sources.configured. Required.
+	Configured <-chan *message.Message
+	// Scanned carries source.scanned. Required.
+	Scanned <-chan *message.Message
+	// Overrides carries overrides.changed. Required.
+	Overrides <-chan *message.Message
+}
+
+// CatalogBuilder is the actor that keeps the newest configuration, scans and
+// overrides and publishes a new catalog version after each change (DESIGN
+// "catalog builder"). Its only I/O is logging.
+type CatalogBuilder struct {
+	in  CatalogInboxes
+	pub message.Publisher
+	log *slog.Logger
+
+	// State owned by Run.
+	cfg       events.SourcesConfigured
+	scans     map[string]events.SourceScanned
+	overrides events.OverridesChanged
+	prev      *events.Catalog
+	logged    map[string]bool
+}
+
+// NewCatalogBuilder returns a catalog builder reading in and publishing
+// through pub. It panics if an inbox or pub is nil; a nil log discards.
+func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logger) *CatalogBuilder {
+	if in.Configured == nil || in.Scanned == nil || in.Overrides == nil || pub == nil {
+		panic("actors.NewCatalogBuilder: nil inbox or publisher")
+	}
+	return &CatalogBuilder{
+		in: in, pub: pub, log: ensureLogger(log).With("actor", "catalog"),
+		scans: map[string]events.SourceScanned{}, logged: map[string]bool{},
+	}
+}
+
+// Run handles messages until ctx is done or every inbox is closed, then
+// returns nil. Each message is acked once, never nacked ([events.Handle]),
+// before anything is published. It keeps the newest configuration and
+// overrides (by Seq) and the newest scan of each source (older Seq
+// dropped). Once every local and bundled source of the current
+// configuration has a scan made for it, and again after every later event
+// that changes the state, it builds a catalog ([BuildCatalog]) with the next
+// version and publishes [events.CatalogChanged]; that publish blocks as the
+// bus does. Each diagnostic is logged once per (file, message, version):
+// warnings at Warn, skips at Error.
+func (b *CatalogBuilder) Run(ctx context.Context) error {
+	cfgIn, scanIn, ovIn := b.in.Configured, b.in.Scanned, b.in.Overrides
+	for cfgIn != nil || scanIn != nil || ovIn != nil {
+		var (
+			msg     *message.Message
+			ok      bool
+			changed bool
+		)
+		select {
+		case <-ctx.Done():
+			return nil
+		case msg, ok = <-cfgIn:
+			if !ok {
+				cfgIn = nil
+				continue
+			}
+			events.Handle(b.log, msg, func(m *message.Message) error {
+				ev, err := events.Decode[events.SourcesConfigured](m)
+				if err == nil && ev.Seq > b.cfg.Seq {
+					b.cfg, changed = ev, true
+				}
+				return err
+			})
+		case msg, ok = <-scanIn:
+			if !ok {
+				scanIn = nil
+				continue
+			}
+			events.Handle(b.log, msg, func(m *message.Message) error {
+				ev, err := events.Decode[events.SourceScanned](m)
+				if err != nil {
+					return err
+				}
+				if old, ok := b.scans[ev.Source.ID]; !ok || ev.Seq > old.Seq {
+					b.scans[ev.Source.ID], changed = ev, true
+				}
+				return nil
+			})
+		case msg, ok = <-ovIn:
+			if !ok {
+				ovIn = nil
+				continue
+			}
+			events.Handle(b.log, msg, func(m *message.Message) error {
+				ev, err := events.Decode[events.OverridesChanged](m)
+				if err == nil && ev.Seq > b.overrides.Seq {
+					b.overrides, changed = ev, true
+				}
+				return err
+			})
+		}
+		if changed {
+			b.rebuild()
+		}
+	}
+	return nil
+}
+
+// rebuild publishes a new catalog when every served source has a scan for
+// the current configuration.
+func (b *CatalogBuilder) rebuild() {
+	if b.cfg.Seq == 0 {
+		return
+	}
+	current := map[string]events.SourceScanned{}
+	for _, src := range b.cfg.Sources {
+		if src.Kind != events.SourceLocal && src.Kind != events.SourceBundled {
+			continue
+		}
+		scan, ok := b.scans[src.ID]
+		if !ok || scan.ConfigSeq != b.cfg.Seq || scan.Source.Root != src.Root {
+			return
+		}
+		current[src.ID] = scan
+	}
+	var version uint64 = 1
+	if b.prev != nil {
+		version = b.prev.Version + 1
+	}
+	cat := BuildCatalog(version, b.cfg, current, b.overrides.Overrides)
+	b.logDiagnostics(cat.Diagnostics)
+	ev := events.CatalogChanged{Catalog: cat}
+	ev.Added, ev.Removed, ev.Changed = diffCatalogs(b.prev, cat)
+	b.prev = cat
+	b.log.Info("catalog built", "version", version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
+	if err := events.Publish(b.pub, ev); err != nil {
+		b.log.Error("publishing catalog", "version", version, "error", err)
+	}
+}
+
+func (b *CatalogBuilder) logDiagnostics(diags []events.Diagnostic) {
+	seen := make(map[string]bool, len(diags))
+	for _, d := range diags {
+		key := d.File + "\x00" + d.Message + "\x00" + d.Version
+		seen[key] = true
+		if b.logged[key] {
+			continue
+		}
+		level := slog.LevelWarn
+		if d.Level == events.LevelError {
+			level = slog.LevelError
+		}
+		attrs := []any{"file", d.File}
+		if d.Rule != "" {
+			attrs = append(attrs, "rule", d.Rule)
+		}
+		b.log.Log(context.Background(), level, d.Message, attrs...)
+	}
+	b.logged = seen
+}
+
+// diffCatalogs lists the SKILL.md URIs added to, removed from and changed
+// between prev (nil: nothing before) and next.
+func diffCatalogs(prev, next *events.Catalog) (added, removed, changed []string) {
+	if prev == nil {
+		for _, s := range next.Skills {
+			added = append(added, s.URI)
+		}
+		return added, nil, nil
+	}
+	for _, s := range next.Skills {
+		old := prev.SkillByURI(s.URI)
+		switch {
+		case old == nil:
+			added = append(added, s.URI)
+		case !sameSkill(old, &s):
+			changed = append(changed, s.URI)
+		}
+	}
+	for _, s := range prev.Skills {
+		if next.SkillByURI(s.URI) == nil {
+			removed = append(removed, s.URI)
+		}
+	}
+	return added, removed, changed
+}
+
+func sameSkill(a, b *events.Skill) bool {
+	if a.QualifiedName != b.QualifiedName || a.Name != b.Name || a.Description != b.Description ||
+		a.Listed != b.Listed || a.ModelInvocable != b.ModelInvocable || a.UserInvocable != b.UserInvocable ||
+		a.AssistantOverridden != b.AssistantOverridden || a.UserOverridden != b.UserOverridden ||
+		a.Dir != b.Dir || a.Source != b.Source || !bytes.Equal(a.Frontmatter, b.Frontmatter) || len(a.Files) != len(b.Files) {
+		return false
+	}
+	for i := range a.Files {
+		if a.Files[i].Path != b.Files[i].Path || a.Files[i].Digest != b.Files[i].Digest || a.Files[i].DiskName != b.Files[i].DiskName {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,17 @@
+// Package actors holds the actors of the skilljack pipeline, one per file,
+// and the pure helpers they need:
+//
+//   - [ConfigActor] publishes the configuration [LoadConfig] worked out;
+//   - [Hasher] scans local and bundled sources for skill folders and hashes
+//     their files, with a digest cache;
+//   - [CatalogBuilder] validates the scanned skills and publishes each new
+//     catalog version ([BuildCatalog] is its pure core);
+//   - [Notifier] turns catalog versions into resource update notices.
+//
+// Actors talk only through the bus of package events: main subscribes every
+// inbox before it starts any actor and passes the channels in. Each Run loop
+// owns its actor's state, acks every message exactly once and never nacks.
+// [Validate] runs the scan and build once, without a bus, for the
+// `skilljack-mcp validate` command. [Bundled] is the file system of the
+// skills embedded in the binary.
+package actors

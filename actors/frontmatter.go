@@ -1,0 +1,316 @@
+package actors
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// utf8BOM is the byte-order mark some Windows editors write at the start of
+// a file. One leading BOM is ignored for parsing (BR-02).
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// Reasons a SKILL.md has no usable frontmatter. The catalog builder skips
+// such a skill and names the reason (BR-07, ASF-R23).
+var (
+	errNoFrontmatter  = errors.New("no YAML frontmatter: the file does not begin with ---")
+	errNotClosed      = errors.New("YAML frontmatter is not closed with a --- line")
+	errNotMapping     = errors.New("YAML frontmatter is not a mapping")
+	errEmptyFallbacks = errors.New("invalid YAML in frontmatter and no top-level key: value line")
+)
+
+// frontmatter is the parsed YAML header of a SKILL.md.
+type frontmatter struct {
+	// root is the mapping node; in a line-based reading it holds only
+	// !!str scalars.
+	root *yaml.Node
+	// json is root rendered verbatim as a JSON object (SEP2640-R28).
+	json json.RawMessage
+	// fallback is non-empty when strict parsing failed and the line-based
+	// reading was used (BR-01); it holds the parser's message.
+	fallback string
+}
+
+// parseFrontmatter reads the frontmatter of a SKILL.md's raw bytes. One
+// leading UTF-8 BOM is skipped (BR-02); the opening line is `---` with
+// optional trailing blanks (CRLF tolerated, ASF-R03) and the header ends at
+// the first later line that is `---` plus optional white space. The YAML is
+// decoded strictly into a node (types kept: `name: 123` is an int); when that
+// fails, top-level `key: value` lines are read as strings instead (BR-01)
+// and fallback reports why. It returns an error naming the reason when there
+// is no frontmatter, it is not closed, or it is not a mapping. It does no
+// I/O and does not modify b.
+func parseFrontmatter(b []byte) (*frontmatter, error) {
+	b = bytes.TrimPrefix(b, utf8BOM)
+	text := string(b)
+	first, rest, ok := cutLine(text)
+	if strings.TrimRight(first, " \t\r") != "---" {
+		return nil, errNoFrontmatter
+	}
+	if !ok {
+		return nil, errNotClosed
+	}
+	var header []string
+	closed := false
+	for rest != "" {
+		var line string
+		line, rest, _ = cutLine(rest)
+		if strings.TrimRight(line, " \t\r\f\v") == "---" {
+			closed = true
+			break
+		}
+		header = append(header, strings.TrimSuffix(line, "\r"))
+	}
+	if !closed {
+		return nil, errNotClosed
+	}
+	src := strings.Join(header, "\n") + "\n"
+
+	var doc yaml.Node
+	err := yaml.Unmarshal([]byte(src), &doc)
+	if err == nil {
+		if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+			return nil, errNotMapping
+		}
+		root := resolveAlias(doc.Content[0])
+		if root.Kind != yaml.MappingNode {
+			return nil, errNotMapping
+		}
+		js, jerr := renderJSON(root)
+		if jerr != nil {
+			return nil, fmt.Errorf("rendering frontmatter as JSON: %w", jerr)
+		}
+		return &frontmatter{root: root, json: js}, nil
+	}
+	root := lineMapping(header)
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%w: %v", errEmptyFallbacks, err)
+	}
+	js, jerr := renderJSON(root)
+	if jerr != nil {
+		return nil, fmt.Errorf("rendering frontmatter as JSON: %w", jerr)
+	}
+	return &frontmatter{root: root, json: js, fallback: err.Error()}, nil
+}
+
+// cutLine splits s at its first '\n'. ok reports whether there was one.
+func cutLine(s string) (line, rest string, ok bool) {
+	line, rest, ok = strings.Cut(s, "\n")
+	return line, rest, ok
+}
+
+// lineMapping reads top-level `key: value` lines the way Claude Code does
+// when YAML fails: key is the text before the first ": ", value everything
+// after it, trimmed, as a string (BR-01). Indented lines, comments and lines
+// without ": " are ignored; a later duplicate key replaces the earlier one.
+func lineMapping(lines []string) *yaml.Node {
+	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	index := map[string]int{}
+	for _, line := range lines {
+		if line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' || line[0] == '-' {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ": ")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			continue
+		}
+		v = unquote(strings.TrimSpace(v))
+		val := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
+		if i, dup := index[k]; dup {
+			root.Content[i+1] = val
+			continue
+		}
+		index[k] = len(root.Content)
+		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, val)
+	}
+	return root
+}
+
+// unquote drops one pair of matching surrounding quotes; escapes are kept.
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// get returns the value node of the top-level key, aliases resolved, or nil.
+func (f *frontmatter) get(key string) *yaml.Node {
+	for i := 0; i+1 < len(f.root.Content); i += 2 {
+		if k := resolveAlias(f.root.Content[i]); k.Kind == yaml.ScalarNode && k.Value == key {
+			return resolveAlias(f.root.Content[i+1])
+		}
+	}
+	return nil
+}
+
+// str returns the value of key when it is a YAML string. present reports
+// whether the key exists at all.
+func (f *frontmatter) str(key string) (s string, isString, present bool) {
+	n := f.get(key)
+	if n == nil {
+		return "", false, false
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+		return n.Value, true, true
+	}
+	return "", false, true
+}
+
+// boolean returns the value of key when it is a YAML boolean.
+func (f *frontmatter) boolean(key string) (v, ok bool) {
+	n := f.get(key)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
+		return false, false
+	}
+	if err := n.Decode(&v); err != nil {
+		return false, false
+	}
+	return v, true
+}
+
+// nonStringMetadata returns the keys under `metadata` whose values are not
+// strings (ASF-R14), in file order.
+func (f *frontmatter) nonStringMetadata() []string {
+	n := f.get("metadata")
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var bad []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		v := resolveAlias(n.Content[i+1])
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+			bad = append(bad, resolveAlias(n.Content[i]).Value)
+		}
+	}
+	return bad
+}
+
+// kindName describes a node's type for a warning ("int 123", "sequence").
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%s %q", strings.TrimPrefix(n.ShortTag(), "!!"), n.Value)
+	}
+	return "not a string"
+}
+
+// renderJSON renders a YAML node as JSON, keeping mapping key order:
+// strings stay strings, ints and floats become numbers, booleans and null
+// their JSON kind, any other scalar (timestamps, custom tags) its text;
+// sequences become arrays and mappings objects; aliases are resolved.
+func renderJSON(n *yaml.Node) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, n, 0); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(buf.Bytes()), nil
+}
+
+// maxJSONDepth bounds recursion over hostile, deeply nested frontmatter.
+const maxJSONDepth = 100
+
+func writeJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
+	if depth > maxJSONDepth {
+		return errors.New("frontmatter nested too deeply")
+	}
+	n = resolveAlias(n)
+	if n == nil {
+		buf.WriteString("null")
+		return nil
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			buf.WriteString("null")
+			return nil
+		}
+		return writeJSON(buf, n.Content[0], depth+1)
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, resolveAlias(n.Content[i]).Value)
+			buf.WriteByte(':')
+			if err := writeJSON(buf, n.Content[i+1], depth+1); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSON(buf, c, depth+1); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case yaml.ScalarNode:
+		writeScalar(buf, n)
+	default:
+		buf.WriteString("null")
+	}
+	return nil
+}
+
+func writeScalar(buf *bytes.Buffer, n *yaml.Node) {
+	switch n.ShortTag() {
+	case "!!null":
+		buf.WriteString("null")
+		return
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			buf.WriteString(strconv.FormatBool(b))
+			return
+		}
+	case "!!int":
+		var i int64
+		if n.Decode(&i) == nil {
+			buf.WriteString(strconv.FormatInt(i, 10))
+			return
+		}
+		var u uint64
+		if n.Decode(&u) == nil {
+			buf.WriteString(strconv.FormatUint(u, 10))
+			return
+		}
+	case "!!float":
+		var f float64
+		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+			return
+		}
+	}
+	writeString(buf, n.Value)
+}
+
+func writeString(buf *bytes.Buffer, s string) {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)           // a string always encodes
+	buf.Truncate(buf.Len() - 1) // Encode appends '\n'
+}

@@ -1,0 +1,575 @@
+package actors
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// maxDiscoveryDepth is how many folders below a source root a skill folder
+// may sit (DESIGN "Where skills come from"): deep enough for
+// org/team/area/skill layouts, shallow enough to keep a scan of a home
+// directory cheap.
+const maxDiscoveryDepth = 6
+
+// maxManifestDepth is how deep below a skill folder supporting files are
+// listed, as in the reference's MAX_DIRECTORY_DEPTH.
+const maxManifestDepth = 10
+
+// HasherOptions configure a [Hasher]. A nil *HasherOptions means defaults.
+type HasherOptions struct {
+	// Bundled is the file system of the skills embedded in the binary; its
+	// root holds one folder per skill (see [Bundled]). If nil, the bundled
+	// source has no skills.
+	Bundled fs.FS
+	// Workers bounds how many files are hashed at once. If zero, defaults to
+	// runtime.GOMAXPROCS(0)*2.
+	Workers int
+	// Logger receives the hasher's log lines. If nil, they are discarded.
+	Logger *slog.Logger
+}
+
+// Hasher is the actor that scans sources for skill folders and hashes their
+// files (DESIGN "hasher"). It keeps a digest cache keyed by (path, size,
+// mtime), so an unchanged file is never read twice (BR-35).
+type Hasher struct {
+	in  <-chan *message.Message
+	pub message.Publisher
+	sc  *scanner
+	log *slog.Logger
+	seq atomic.Uint64
+}
+
+// NewHasher returns a hasher reading [events.SourcesConfigured] messages
+// from configured and publishing [events.SourceScanned] through pub. It
+// panics if configured or pub is nil. opts is copied; nil means defaults.
+func NewHasher(configured <-chan *message.Message, pub message.Publisher, opts *HasherOptions) *Hasher {
+	if configured == nil || pub == nil {
+		panic("actors.NewHasher: nil inbox or publisher")
+	}
+	sc := newScanner(opts)
+	return &Hasher{in: configured, pub: pub, sc: sc, log: sc.log}
+}
+
+// Scan finds the skill folders of one local or bundled source and hashes
+// their files, reading only files whose (path, size, mtime) is not in the
+// digest cache (BR-35); Hashed counts the files read. It blocks until done
+// and is safe for concurrent use, also while Run runs. Seq and ConfigSeq of
+// the result are zero. Problems with single files or folders (unreadable,
+// broken links, SKILL.md in hidden folders) become Diagnostics; a missing
+// root gives no skills and one diagnostic. It returns an error only for a
+// source kind it does not scan or when ctx is done.
+func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScanned, error) {
+	return h.sc.scan(ctx, src)
+}
+
+// Run handles sources.configured messages until ctx is done or the inbox is
+// closed, then returns nil after the scans it started have stopped. Each
+// message is decoded and acked at once (exactly once, never nacked, through
+// [events.Handle]); a configuration newer than the last one cancels the
+// scans still running for the older one and starts a scan of every local
+// and bundled source (github and well-known sources are skipped) in a
+// goroutine Run owns. Each finished scan is published as one
+// [events.SourceScanned] with increasing Seq and ConfigSeq set; a publish
+// blocks as the bus does.
+func (h *Hasher) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	stop := func() {}
+	defer func() {
+		stop()
+		wg.Wait()
+	}()
+	var lastSeq uint64
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case msg, ok := <-h.in:
+			if !ok {
+				return nil
+			}
+			var cfg events.SourcesConfigured
+			err := events.Handle(h.log, msg, func(m *message.Message) error {
+				var err error
+				cfg, err = events.Decode[events.SourcesConfigured](m)
+				return err
+			})
+			if err != nil || cfg.Seq <= lastSeq {
+				continue
+			}
+			lastSeq = cfg.Seq
+			stop()
+			sctx, cancel := context.WithCancel(ctx)
+			stop = cancel
+			wg.Go(func() { h.scanAll(sctx, cfg) })
+		}
+	}
+}
+
+// scanAll scans and publishes every served source of cfg in order.
+func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
+	for _, src := range cfg.Sources {
+		if src.Kind != events.SourceLocal && src.Kind != events.SourceBundled {
+			continue
+		}
+		scan, err := h.Scan(ctx, src)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Error("scanning source", "source", src.Location, "error", err)
+			}
+			return
+		}
+		scan.Seq = h.seq.Add(1)
+		scan.ConfigSeq = cfg.Seq
+		if err := events.Publish(h.pub, scan); err != nil {
+			h.log.Error("publishing scan", "source", src.Location, "error", err)
+		}
+	}
+}
+
+// scanner is the synchronous part of the hasher, shared with [Validate].
+type scanner struct {
+	bundled fs.FS
+	workers int
+	log     *slog.Logger
+
+	mu sync.Mutex
+	// cache maps a source root key to the digests of its files, by path in
+	// the source's file system. Each scan replaces its root's map, so files
+	// that vanished leave the cache.
+	cache map[string]map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	size    int64
+	modTime time.Time
+	digest  string
+	// content is kept for SKILL.md files only, whose bytes the scan carries.
+	content []byte
+}
+
+func newScanner(opts *HasherOptions) *scanner {
+	var o HasherOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0) * 2
+	}
+	return &scanner{
+		bundled: o.Bundled,
+		workers: o.Workers,
+		log:     ensureLogger(o.Logger).With("actor", "hasher"),
+		cache:   map[string]map[string]cacheEntry{},
+	}
+}
+
+// scan implements [Hasher.Scan].
+func (s *scanner) scan(ctx context.Context, src events.Source) (events.SourceScanned, error) {
+	out := events.SourceScanned{Source: src}
+	var w walker
+	var rootKey string
+	switch src.Kind {
+	case events.SourceLocal:
+		rootKey = "local:" + src.Root
+		root := src.Root
+		w.display = func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			msg := "skill directory not found: " + root
+			if err == nil {
+				msg = "skill directory is not a directory: " + root
+			}
+			out.Diagnostics = append(out.Diagnostics, events.Diagnostic{File: root, Level: events.LevelWarn, Message: msg})
+			out.ScannedAt = time.Now()
+			return out, nil
+		}
+		w.fsys = os.DirFS(root)
+	case events.SourceBundled:
+		rootKey = "bundled:"
+		w.display = func(p string) string { return p }
+		w.fsys = s.bundled
+		if w.fsys == nil {
+			out.ScannedAt = time.Now()
+			return out, nil
+		}
+	default:
+		return out, fmt.Errorf("scanning source %s: kind %s is not scanned by this release", src.Location, src.Kind)
+	}
+	w.ctx = ctx
+	w.discover()
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("scanning source %s: %w", src.Location, err)
+	}
+
+	// Every file to describe, once, with whether its bytes are needed.
+	type want struct {
+		info fs.FileInfo
+		need bool
+	}
+	wants := map[string]*want{}
+	var order []string
+	add := func(p string, fi fs.FileInfo, need bool) {
+		if x, ok := wants[p]; ok {
+			x.need = x.need || need
+			return
+		}
+		wants[p] = &want{info: fi, need: need}
+		order = append(order, p)
+	}
+	for _, sk := range w.skills {
+		add(sk.md.path, sk.md.info, true)
+		for _, f := range sk.files {
+			add(f.path, f.info, false)
+		}
+	}
+
+	s.mu.Lock()
+	old := s.cache[rootKey]
+	s.mu.Unlock()
+	var (
+		mu      sync.Mutex
+		fresh   = make(map[string]cacheEntry, len(order))
+		failed  = map[string]error{}
+		hashed  int
+		pending []string
+	)
+	for _, p := range order {
+		x := wants[p]
+		if e, ok := old[p]; ok && e.size == x.info.Size() && e.modTime.Equal(x.info.ModTime()) && (!x.need || e.content != nil) {
+			fresh[p] = e
+			continue
+		}
+		pending = append(pending, p)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.workers)
+	for _, p := range pending {
+		x := wants[p]
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			e, err := hashFile(w.fsys, p, x.need)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed[p] = err
+				return nil
+			}
+			hashed++
+			e.modTime = x.info.ModTime()
+			fresh[p] = e
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
+	}
+	s.mu.Lock()
+	s.cache[rootKey] = fresh
+	s.mu.Unlock()
+
+	out.Diagnostics = w.diags
+	reported := map[string]bool{}
+	for _, sk := range w.skills {
+		mdFile := w.display(sk.md.path)
+		if err := failed[sk.md.path]; err != nil {
+			if !reported[sk.md.path] {
+				reported[sk.md.path] = true
+				out.Diagnostics = append(out.Diagnostics, events.Diagnostic{File: mdFile, Level: events.LevelError,
+					Message: fmt.Sprintf("skipped %s: cannot read it: %v", mdFile, err)})
+			}
+			continue
+		}
+		md := fresh[sk.md.path]
+		first := events.File{Path: "SKILL.md", Digest: md.digest, Size: md.size, ModTime: md.modTime}
+		if base := path.Base(sk.md.path); base != "SKILL.md" {
+			first.DiskName = base
+		}
+		ss := events.ScannedSkill{Dir: w.display(sk.dir), RelDir: sk.rel, SkillMD: md.content, Files: []events.File{first}}
+		for _, f := range sk.files {
+			if err := failed[f.path]; err != nil {
+				if !reported[f.path] {
+					reported[f.path] = true
+					out.Diagnostics = append(out.Diagnostics, events.Diagnostic{File: w.display(f.path), Level: events.LevelWarn,
+						Message: fmt.Sprintf("cannot read %s: %v; left out of the manifest", w.display(f.path), err)})
+				}
+				continue
+			}
+			e := fresh[f.path]
+			ss.Files = append(ss.Files, events.File{Path: f.rel, Digest: e.digest, Size: e.size, ModTime: e.modTime})
+		}
+		out.Skills = append(out.Skills, ss)
+	}
+	out.Hashed = hashed
+	out.ScannedAt = time.Now()
+	return out, nil
+}
+
+// hashFile reads the file at p and returns its digest and size, and its
+// bytes when keep is set.
+func hashFile(fsys fs.FS, p string, keep bool) (cacheEntry, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return cacheEntry{}, fmt.Errorf("opening %s: %w", p, err)
+	}
+	defer f.Close()
+	var e cacheEntry
+	h := sha256.New()
+	if keep {
+		b, err := io.ReadAll(f)
+		if err != nil {
+			return cacheEntry{}, fmt.Errorf("reading %s: %w", p, err)
+		}
+		h.Write(b)
+		e.content, e.size = b, int64(len(b))
+	} else {
+		n, err := io.Copy(h, f)
+		if err != nil {
+			return cacheEntry{}, fmt.Errorf("reading %s: %w", p, err)
+		}
+		e.size = n
+	}
+	e.digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return e, nil
+}
+
+// walker is the state of one discovery pass over a source's file system.
+type walker struct {
+	ctx     context.Context
+	fsys    fs.FS
+	display func(fsPath string) string
+
+	skills  []foundSkill
+	seenRel map[string]bool
+	warned  map[string]bool
+	diags   []events.Diagnostic
+}
+
+type foundSkill struct {
+	dir   string // path in fsys
+	rel   string // RelDir
+	md    foundFile
+	files []foundFile
+}
+
+type foundFile struct {
+	path string // path in fsys
+	rel  string // path relative to the skill folder
+	info fs.FileInfo
+}
+
+// discover walks the root, then the collapsed container roots .claude/skills
+// and skills, collecting skill folders in walk order.
+func (w *walker) discover() {
+	w.seenRel = map[string]bool{}
+	w.warned = map[string]bool{}
+	skipTop := map[string]bool{}
+	var roots []string
+	for _, r := range []string{".claude/skills", "skills"} {
+		fi, err := fs.Stat(w.fsys, r)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		if ents, err := fs.ReadDir(w.fsys, r); err == nil && r == "skills" && skillMD(ents) != nil {
+			continue // a skill named "skills", not a container
+		}
+		roots = append(roots, r)
+		skipTop[r] = true
+	}
+	w.visit(".", "", 0, false, skipTop)
+	for _, r := range roots {
+		w.visit(r, "", 0, false, nil)
+	}
+}
+
+// skillMD returns the entry of a folder's SKILL.md (preferred) or
+// skill.md, recognised by its directory-entry name, or nil.
+func skillMD(ents []fs.DirEntry) fs.DirEntry {
+	var lower fs.DirEntry
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		switch e.Name() {
+		case "SKILL.md":
+			return e
+		case "skill.md":
+			lower = e
+		}
+	}
+	return lower
+}
+
+// excluded reports whether a folder or file name is never descended into or
+// served: hidden names and node_modules.
+func excluded(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "node_modules"
+}
+
+func (w *walker) warn(file, msg string) {
+	if w.warned[file+"\x00"+msg] {
+		return
+	}
+	w.warned[file+"\x00"+msg] = true
+	w.diags = append(w.diags, events.Diagnostic{File: file, Level: events.LevelWarn, Message: msg})
+}
+
+// visit looks at one folder: records it when it holds a SKILL.md (below the
+// root), then descends into its subfolders. Symbolic links to folders are
+// followed outside skill folders only.
+func (w *walker) visit(dir, rel string, depth int, inSkill bool, skipTop map[string]bool) {
+	if w.ctx.Err() != nil {
+		return
+	}
+	ents, err := fs.ReadDir(w.fsys, dir)
+	if err != nil {
+		w.warn(w.display(dir), fmt.Sprintf("cannot read folder %s: %v", w.display(dir), err))
+		return
+	}
+	if depth > 0 {
+		if md := skillMD(ents); md != nil {
+			w.addSkill(dir, rel, md)
+			inSkill = true
+		}
+	}
+	for _, e := range ents {
+		name := e.Name()
+		p := path.Join(dir, name)
+		if depth == 0 && skipTop[p] {
+			continue
+		}
+		if excluded(name) {
+			if e.IsDir() && !(depth == 0 && dir == "." && name == ".claude") {
+				w.hint(p, name)
+			}
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			if inSkill {
+				continue
+			}
+			fi, err := fs.Stat(w.fsys, p)
+			if err != nil {
+				w.warn(w.display(p), fmt.Sprintf("broken symbolic link ignored: %s: %v", w.display(p), err))
+				continue
+			}
+			isDir = fi.IsDir()
+		}
+		if !isDir || depth+1 > maxDiscoveryDepth {
+			continue
+		}
+		childRel := name
+		if rel != "" {
+			childRel = rel + "/" + name
+		}
+		w.visit(p, childRel, depth+1, inSkill, nil)
+	}
+}
+
+// addSkill records the skill folder dir and lists its manifest; a RelDir
+// found before wins.
+func (w *walker) addSkill(dir, rel string, md fs.DirEntry) {
+	mdPath := path.Join(dir, md.Name())
+	if w.seenRel[rel] {
+		w.warn(w.display(mdPath), fmt.Sprintf("%s is shadowed by a skill folder found earlier at the same path %q; first found wins", w.display(mdPath), rel))
+		return
+	}
+	info, err := md.Info()
+	if err != nil {
+		w.warn(w.display(mdPath), fmt.Sprintf("cannot read %s: %v", w.display(mdPath), err))
+		return
+	}
+	w.seenRel[rel] = true
+	sk := foundSkill{dir: dir, rel: rel, md: foundFile{path: mdPath, rel: "SKILL.md", info: info}}
+	w.list(dir, "", 0, md.Name(), &sk.files)
+	w.skills = append(w.skills, sk)
+}
+
+// list appends the regular files below dir in walk order, skipping hidden
+// names, node_modules, symbolic links and the skill's own SKILL.md
+// (SEP2640-R25, BR-18, BR-20).
+func (w *walker) list(dir, sub string, depth int, mdName string, out *[]foundFile) {
+	ents, err := fs.ReadDir(w.fsys, dir)
+	if err != nil {
+		w.warn(w.display(dir), fmt.Sprintf("cannot read folder %s: %v", w.display(dir), err))
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if excluded(name) || e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		p := path.Join(dir, name)
+		rel := name
+		if sub != "" {
+			rel = sub + "/" + name
+		}
+		switch {
+		case e.IsDir():
+			if depth+1 <= maxManifestDepth {
+				w.list(p, rel, depth+1, mdName, out)
+			}
+		case e.Type().IsRegular():
+			if depth == 0 && name == mdName {
+				continue
+			}
+			info, err := e.Info()
+			if err != nil {
+				w.warn(w.display(p), fmt.Sprintf("cannot read %s: %v; left out of the manifest", w.display(p), err))
+				continue
+			}
+			*out = append(*out, foundFile{path: p, rel: rel, info: info})
+		}
+	}
+}
+
+// hint warns about SKILL.md files directly inside an excluded folder (or in
+// its immediate subfolders, for hidden folders other than .git), which are
+// not served.
+func (w *walker) hint(p, name string) {
+	check := func(dir string) {
+		ents, err := fs.ReadDir(w.fsys, dir)
+		if err != nil {
+			return
+		}
+		if md := skillMD(ents); md != nil {
+			f := w.display(path.Join(dir, md.Name()))
+			w.warn(f, fmt.Sprintf("%s is inside %s, which is not scanned for skills (hidden folders and node_modules are skipped); move it to serve it", f, name))
+		}
+	}
+	check(p)
+	if name == "node_modules" || name == ".git" {
+		return
+	}
+	ents, err := fs.ReadDir(w.fsys, p)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			check(path.Join(p, e.Name()))
+		}
+	}
+}
