@@ -1,0 +1,202 @@
+package actors_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+func bundledSource() events.Source {
+	return events.Source{ID: "bundled", Kind: events.SourceBundled, Location: "bundled", Root: "."}
+}
+
+// TestLoadConfig pins reference §2: exclusive source precedence (CLI >
+// SKILLS_DIR > config file), path resolution, de-duplication, prefixes,
+// remote kinds, static precedence and overrides.
+func TestLoadConfig(t *testing.T) {
+	base := t.TempDir()
+	home := filepath.Join(base, "home")
+	cwd := filepath.Join(base, "work")
+	for _, d := range []string{"home/mine", "work/a/skills", "work/b/skills", "work/cli", "env1", "cfg1", "home/.skilljack"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local := func(id, root, prefix string) events.Source {
+		return events.Source{ID: id, Kind: events.SourceLocal, Location: root, Root: root, Prefix: prefix}
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		env        map[string]string
+		static     bool
+		configJSON string // "" → no file
+		want       actors.Config
+		wantLog    []string
+	}{
+		{
+			name: "no directories at all: only bundled",
+			want: actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+		},
+		{
+			name:       "CLI args win over SKILLS_DIR and the config file, comma lists split",
+			args:       []string{"cli, ~/mine", ""},
+			env:        map[string]string{"SKILLS_DIR": filepath.Join(base, "env1")},
+			configJSON: `{"skillDirectories": ["` + filepath.Join(base, "cfg1") + `"]}`,
+			want: actors.Config{Sources: []events.Source{
+				{ID: "0", Kind: events.SourceLocal, Location: "cli", Root: filepath.Join(cwd, "cli"), Prefix: "cli"},
+				{ID: "1", Kind: events.SourceLocal, Location: "~/mine", Root: filepath.Join(home, "mine"), Prefix: "mine"},
+				bundledSource(),
+			}, ActiveSource: "cli"},
+		},
+		{
+			name:       "SKILLS_DIR wins over the config file; trimmed, empty parts dropped",
+			env:        map[string]string{"SKILLS_DIR": " " + filepath.Join(base, "env1") + " ,, "},
+			configJSON: `{"skillDirectories": ["` + filepath.Join(base, "cfg1") + `"]}`,
+			want: actors.Config{Sources: []events.Source{
+				local("0", filepath.Join(base, "env1"), "env1"), bundledSource(),
+			}, ActiveSource: "env"},
+		},
+		{
+			name:       "config file directories; non-strings dropped",
+			env:        map[string]string{"SKILLS_DIR": " , "},
+			configJSON: `{"skillDirectories": [7, "` + filepath.Join(base, "cfg1") + `", null]}`,
+			want: actors.Config{Sources: []events.Source{
+				local("0", filepath.Join(base, "cfg1"), "cfg1"), bundledSource(),
+			}, ActiveSource: "config"},
+		},
+		{
+			name: "duplicates removed, same basename disambiguated, missing path kept with a warning",
+			args: []string{"a/skills", "./a/skills", filepath.Join(cwd, "a", "skills"), "b/skills", "gone"},
+			want: actors.Config{Sources: []events.Source{
+				{ID: "0", Kind: events.SourceLocal, Location: "a/skills", Root: filepath.Join(cwd, "a", "skills"), Prefix: "skills"},
+				{ID: "1", Kind: events.SourceLocal, Location: "b/skills", Root: filepath.Join(cwd, "b", "skills"), Prefix: "skills-2"},
+				{ID: "2", Kind: events.SourceLocal, Location: "gone", Root: filepath.Join(cwd, "gone"), Prefix: "gone"},
+				bundledSource(),
+			}, ActiveSource: "cli"},
+			wantLog: []string{"two sources with the same prefix: disambiguated, never shadowed silently", "skill directory not found: " + filepath.Join(cwd, "gone")},
+		},
+		{
+			name: "remote sources kept with a warning",
+			args: []string{"https://github.com/acme/skills@main", "https://example.com/.well-known/agent-skills/"},
+			want: actors.Config{Sources: []events.Source{
+				{ID: "0", Kind: events.SourceGitHub, Location: "https://github.com/acme/skills@main", Prefix: "acme-skills"},
+				{ID: "1", Kind: events.SourceWellKnown, Location: "https://example.com/.well-known/agent-skills/", Prefix: "example-com"},
+				bundledSource(),
+			}, ActiveSource: "cli"},
+			wantLog: []string{"remote sources are not served by this release yet"},
+		},
+		{
+			name:       "static: config staticMode",
+			configJSON: `{"staticMode": true}`,
+			want:       actors.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},
+		},
+		{
+			name:       "static: SKILLJACK_STATIC beats the config",
+			env:        map[string]string{"SKILLJACK_STATIC": "no"},
+			configJSON: `{"staticMode": true}`,
+			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+		},
+		{
+			name: "static: SKILLJACK_STATIC=YES",
+			env:  map[string]string{"SKILLJACK_STATIC": "YES"},
+			want: actors.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},
+		},
+		{
+			name:       "static: --static beats everything",
+			static:     true,
+			env:        map[string]string{"SKILLJACK_STATIC": "false"},
+			configJSON: `{"staticMode": false}`,
+			want:       actors.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},
+		},
+		{
+			name:       "invalid config file means defaults and a warning",
+			configJSON: `{"skillDirectories": [`,
+			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			wantLog:    []string{"cannot parse config file"},
+		},
+		{
+			name:       "wrongly typed keys are ignored",
+			configJSON: `{"staticMode": "yes", "unknownKey": 1}`,
+			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfgPath := filepath.Join(home, ".skilljack", "config.json")
+			os.Remove(cfgPath)
+			if tc.configJSON != "" {
+				if err := os.WriteFile(cfgPath, []byte(tc.configJSON), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			log, buf := captureLogger()
+			got, err := actors.LoadConfig(actors.ConfigOptions{
+				Args: tc.args, Getenv: func(k string) string { return tc.env[k] }, Home: home,
+				Static: tc.static, Cwd: cwd, Logger: log,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want.ConfigPath = cfgPath
+			tc.want.Overrides = map[string]events.Override{}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("LoadConfig mismatch (-want +got):\n%s", diff)
+			}
+			for _, s := range tc.wantLog {
+				if !strings.Contains(buf.String(), s) {
+					t.Errorf("log does not contain %q:\n%s", s, buf)
+				}
+			}
+			if tc.wantLog == nil && strings.Contains(buf.String(), "level=WARN") {
+				t.Errorf("unexpected warning:\n%s", buf)
+			}
+		})
+	}
+}
+
+// TestLoadConfigHomeAndOverrides checks that HOME is honoured when Home is
+// empty, that the config file is only read, and that overrides keep only
+// boolean values.
+func TestLoadConfigHomeAndOverrides(t *testing.T) {
+	home := t.TempDir()
+	cfgPath := filepath.Join(home, ".skilljack", "config.json")
+	writeTree(t, home, map[string]string{".skilljack/config.json": `{
+  "skillInvocationOverrides": {
+    "skills__a": {"assistant": false, "user": true},
+    "skills__b": {"assistant": "no"},
+    "skills__c": {"user": false, "other": 1}
+  }
+}`})
+	before, _ := os.ReadFile(cfgPath)
+	got, err := actors.LoadConfig(actors.ConfigOptions{
+		Getenv: func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		},
+		Cwd: home,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ConfigPath != cfgPath {
+		t.Errorf("ConfigPath = %q, want %q", got.ConfigPath, cfgPath)
+	}
+	f, tr := false, true
+	want := map[string]events.Override{"skills__a": {Assistant: &f, User: &tr}, "skills__c": {User: &f}}
+	if diff := cmp.Diff(want, got.Overrides); diff != "" {
+		t.Errorf("Overrides mismatch (-want +got):\n%s", diff)
+	}
+	after, _ := os.ReadFile(cfgPath)
+	if string(before) != string(after) {
+		t.Error("LoadConfig changed the config file")
+	}
+}

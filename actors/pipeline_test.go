@@ -1,0 +1,308 @@
+package actors_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// TestPipeline runs config → hasher → catalog builder → notifier over the
+// real bus and checks the first catalog.changed.
+func TestPipeline(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "skills")
+	writeTree(t, root, map[string]string{
+		"ok/SKILL.md":             skillMD("ok", "A valid sibling."),
+		"no-frontmatter/SKILL.md": "# No frontmatter here\n",
+		"acme/refunds/SKILL.md":   skillMD("refunds", "Handle a refund."),
+	})
+	f := false
+	cfg := actors.Config{
+		Sources:   []events.Source{localSource(root), bundledSource()},
+		Overrides: map[string]events.Override{"skills__ok": {User: &f}},
+	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		log, logs := captureLogger()
+		bus := events.NewBus(nil)
+		sub := func(topic string) <-chan *message.Message {
+			ch, err := bus.Subscribe(ctx, topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ch
+		}
+		hasherIn := sub(events.TopicSourcesConfigured)
+		in := actors.CatalogInboxes{
+			Configured: sub(events.TopicSourcesConfigured),
+			Scanned:    sub(events.TopicSourceScanned),
+			Overrides:  sub(events.TopicOverridesChanged),
+		}
+		notifierIn := sub(events.TopicCatalogChanged)
+		out := sub(events.TopicCatalogChanged)
+
+		runners := []interface{ Run(context.Context) error }{
+			actors.NewConfigActor(cfg, bus, log),
+			actors.NewHasher(hasherIn, bus, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log}),
+			actors.NewCatalogBuilder(in, bus, log),
+			actors.NewNotifier(notifierIn, bus, log),
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, len(runners))
+		for _, r := range runners {
+			wg.Go(func() { errs <- r.Run(ctx) })
+		}
+
+		msg := <-out
+		ev, err := events.Decode[events.CatalogChanged](msg)
+		msg.Ack()
+		if err != nil {
+			t.Fatal(err)
+		}
+		type row struct {
+			URI, QN string
+			User    bool
+		}
+		var got []row
+		for _, s := range ev.Catalog.Skills {
+			got = append(got, row{s.URI, s.QualifiedName, s.UserInvocable})
+		}
+		want := []row{
+			{"skill://skilljack-docs/SKILL.md", "skilljack-docs", true},
+			{"skill://skills/acme/refunds/SKILL.md", "skills__acme__refunds", true},
+			{"skill://skills/ok/SKILL.md", "skills__ok", false},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("catalog mismatch (-want +got):\n%s", diff)
+		}
+		if ev.Catalog.Version != 1 || len(ev.Added) != 3 {
+			t.Errorf("Version, Added = %d, %v; want 1, three URIs", ev.Catalog.Version, ev.Added)
+		}
+		synctest.Wait()
+		if n := strings.Count(logs.String(), "no-frontmatter/SKILL.md: no YAML frontmatter"); n != 1 {
+			t.Errorf("skip lines = %d, want 1:\n%s", n, logs)
+		}
+
+		cancel()
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("Run = %v, want nil", err)
+			}
+		}
+		bus.Close()
+	})
+}
+
+// TestCatalogBuilderOrdering feeds events out of order and stale, and
+// checks versions, readiness, and that each diagnostic is logged once.
+func TestCatalogBuilderOrdering(t *testing.T) {
+	root := "/r/skills"
+	src := events.Source{ID: "0", Kind: events.SourceLocal, Root: root, Prefix: "skills"}
+	remote := events.Source{ID: "1", Kind: events.SourceGitHub, Location: "github.com/a/b", Prefix: "a-b"}
+	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{src, remote, bundledSource()}}
+	scan := func(seq uint64, s events.Source, skills ...events.ScannedSkill) events.SourceScanned {
+		return events.SourceScanned{Seq: seq, ConfigSeq: 1, Source: s, Skills: skills}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		cfgIn, scanIn, ovIn := make(chan *message.Message), make(chan *message.Message), make(chan *message.Message)
+		pub := newRecordingPublisher()
+		log, logs := captureLogger()
+		b := actors.NewCatalogBuilder(actors.CatalogInboxes{Configured: cfgIn, Scanned: scanIn, Overrides: ovIn}, pub, log)
+		done := make(chan error)
+		go func() { done <- b.Run(ctx) }()
+
+		// A scan before its configuration is kept; nothing is built yet.
+		scanIn <- encode(t, scan(2, src, scanned("a", skillMD("a", "new")), scanned("bad", "no frontmatter")))
+		cfgIn <- encode(t, cfg)
+		synctest.Wait()
+		if n := len(pub.all()); n != 0 {
+			t.Fatalf("published %d catalogs before the bundled scan, want 0", n)
+		}
+		// A stale scan of the same source is dropped.
+		scanIn <- encode(t, scan(1, src, scanned("a", skillMD("a", "old"))))
+		scanIn <- encode(t, scan(3, bundledSource()))
+		synctest.Wait()
+		msgs := pub.all()
+		if len(msgs) != 1 {
+			t.Fatalf("published %d catalogs, want 1", len(msgs))
+		}
+		ev, err := events.Decode[events.CatalogChanged](msgs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Catalog.Version != 1 || len(ev.Catalog.Skills) != 1 || ev.Catalog.Skills[0].Description != "new" {
+			t.Errorf("catalog = v%d %+v, want v1 with the newest scan", ev.Catalog.Version, ev.Catalog.Skills)
+		}
+
+		// A stale configuration changes nothing; overrides rebuild.
+		cfgIn <- encode(t, events.SourcesConfigured{Seq: 0})
+		f := false
+		ovIn <- encode(t, events.OverridesChanged{Seq: 1, Overrides: map[string]events.Override{"skills__a": {Assistant: &f}}})
+		ovIn <- encode(t, events.OverridesChanged{Seq: 1})
+		synctest.Wait()
+		msgs = pub.all()
+		if len(msgs) != 2 {
+			t.Fatalf("published %d catalogs, want 2", len(msgs))
+		}
+		ev, err = events.Decode[events.CatalogChanged](msgs[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Catalog.Version != 2 || ev.Catalog.Skills[0].ModelInvocable || !cmp.Equal(ev.Changed, []string{"skill://skills/a/SKILL.md"}) {
+			t.Errorf("second catalog = v%d changed %v model %v; want v2, a changed, not model-invocable",
+				ev.Catalog.Version, ev.Changed, ev.Catalog.Skills[0].ModelInvocable)
+		}
+		if n := strings.Count(logs.String(), "skipped /r/skills/bad/SKILL.md"); n != 1 {
+			t.Errorf("skip line logged %d times over two versions, want 1:\n%s", n, logs)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+	})
+}
+
+// TestNotifier checks that changed and vanished file URIs are published,
+// with the index URI when skills come or go, and stale versions dropped.
+func TestNotifier(t *testing.T) {
+	mk := func(version uint64, files map[string]string, skillDirs ...string) *events.Catalog {
+		var skills []events.Skill
+		for _, d := range skillDirs {
+			s := events.Skill{QualifiedName: "skills__" + d, SkillPath: "skills/" + d, URI: "skill://skills/" + d + "/SKILL.md"}
+			s.Files = append(s.Files, events.File{Path: "SKILL.md", Digest: digest(files[d+"/SKILL.md"])})
+			for p, c := range files {
+				if rest, ok := strings.CutPrefix(p, d+"/"); ok && rest != "SKILL.md" {
+					s.Files = append(s.Files, events.File{Path: rest, Digest: digest(c)})
+				}
+			}
+			skills = append(skills, s)
+		}
+		return events.NewCatalog(version, false, skills, nil)
+	}
+	v1 := mk(1, map[string]string{"a/SKILL.md": "a", "a/x.md": "x", "a/y.md": "y", "b/SKILL.md": "b"}, "a", "b")
+	v2 := mk(2, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2", "b/SKILL.md": "b"}, "a", "b")
+	v3 := mk(3, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2"}, "a")
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		in := make(chan *message.Message)
+		pub := newRecordingPublisher()
+		n := actors.NewNotifier(in, pub, nil)
+		done := make(chan error)
+		go func() { done <- n.Run(ctx) }()
+		for _, c := range []*events.Catalog{v1, v2, v1, v3} {
+			in <- encode(t, events.CatalogChanged{Catalog: c})
+		}
+		synctest.Wait()
+		var got []events.ResourcesUpdated
+		for _, m := range pub.all() {
+			ev, err := events.Decode[events.ResourcesUpdated](m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ev)
+		}
+		want := []events.ResourcesUpdated{
+			{Version: 2, URIs: []string{"skill://skills/a/x.md", "skill://skills/a/y.md"}},
+			{Version: 3, URIs: []string{"skill://index.json", "skill://skills/b/SKILL.md"}},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("updates mismatch (-want +got):\n%s", diff)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+	})
+}
+
+// TestActorsStopOnCancel checks that every Run returns nil promptly after
+// its context is cancelled, also while idle.
+func TestActorsStopOnCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		pub := newRecordingPublisher()
+		ch := func() chan *message.Message { return make(chan *message.Message) }
+		runners := map[string]interface{ Run(context.Context) error }{
+			"config":   actors.NewConfigActor(actors.Config{Sources: []events.Source{bundledSource()}}, pub, nil),
+			"hasher":   actors.NewHasher(ch(), pub, nil),
+			"catalog":  actors.NewCatalogBuilder(actors.CatalogInboxes{Configured: ch(), Scanned: ch(), Overrides: ch()}, pub, nil),
+			"notifier": actors.NewNotifier(ch(), pub, nil),
+		}
+		returned := make(chan string, len(runners))
+		for name, r := range runners {
+			go func() {
+				if err := r.Run(ctx); err != nil {
+					t.Errorf("%s Run = %v, want nil", name, err)
+				}
+				returned <- name
+			}()
+		}
+		synctest.Wait()
+		if len(returned) != 0 {
+			t.Fatalf("an actor returned before cancel")
+		}
+		cancel()
+		synctest.Wait()
+		if len(returned) != len(runners) {
+			t.Errorf("%d of %d actors returned after cancel", len(returned), len(runners))
+		}
+	})
+}
+
+// TestHasherRunPublishes checks the hasher actor: one scan per served
+// source, increasing Seq, ConfigSeq set, remote sources skipped.
+func TestHasherRunPublishes(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD("a", "d")})
+	cfg := events.SourcesConfigured{Seq: 4, Sources: []events.Source{
+		localSource(root),
+		{ID: "1", Kind: events.SourceWellKnown, Location: "https://example.com"},
+		bundledSource(),
+	}}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		in := make(chan *message.Message)
+		pub := newRecordingPublisher()
+		h := actors.NewHasher(in, pub, &actors.HasherOptions{Bundled: actors.Bundled()})
+		done := make(chan error)
+		go func() { done <- h.Run(ctx) }()
+		in <- encode(t, cfg)
+		in <- encode(t, events.SourcesConfigured{Seq: 2, Sources: cfg.Sources}) // stale: ignored
+		for range 2 {
+			<-pub.ch
+		}
+		synctest.Wait()
+		type row struct {
+			Seq, ConfigSeq uint64
+			ID             string
+			Skills, Hashed int
+		}
+		var got []row
+		for _, m := range pub.all() {
+			ev, err := events.Decode[events.SourceScanned](m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, row{ev.Seq, ev.ConfigSeq, ev.Source.ID, len(ev.Skills), ev.Hashed})
+		}
+		want := []row{{1, 4, "0", 1, 1}, {2, 4, "bundled", 1, 1}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("scans mismatch (-want +got):\n%s", diff)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+	})
+}
