@@ -332,7 +332,7 @@ func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logge
 		panic("actors.NewCatalogBuilder: nil inbox or publisher")
 	}
 	return &CatalogBuilder{
-		in: in, pub: pub, log: ensureLogger(log).With("actor", "catalog"),
+		in: in, pub: pub, log: ensureLogger(log),
 		scans: map[string]events.SourceScanned{}, logged: map[string]bool{},
 	}
 }

@@ -105,6 +105,11 @@ func TestFrontmatter(t *testing.T) {
 			wantDiag: []string{"name is not a string", `"hello"`, "left out of skills/list"},
 		},
 		{
+			name:     "alias bomb is refused, not expanded",
+			md:       "---\nname: hello\ndescription: d\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n---\n",
+			wantSkip: true, wantDiag: []string{"skipped", "too large"},
+		},
+		{
 			name:     "BR-07 no frontmatter",
 			md:       "# No frontmatter here\n\nJust instructions.\n",
 			wantSkip: true, wantDiag: []string{"skipped", "no YAML frontmatter", "does not begin with ---"},

@@ -90,7 +90,7 @@ type configFile struct {
 // release does not serve them. It only reads; it never writes the config
 // file. It fails only when the working or home directory cannot be found.
 func LoadConfig(opts ConfigOptions) (Config, error) {
-	log := ensureLogger(opts.Logger).With("actor", "config")
+	log := ensureLogger(opts.Logger)
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -328,7 +328,7 @@ func NewConfigActor(cfg Config, pub message.Publisher, log *slog.Logger) *Config
 		ov[k] = v
 	}
 	cfg.Overrides = ov
-	return &ConfigActor{cfg: cfg, pub: pub, log: ensureLogger(log).With("actor", "config")}
+	return &ConfigActor{cfg: cfg, pub: pub, log: ensureLogger(log)}
 }
 
 // Run publishes [events.SourcesConfigured] and then [events.OverridesChanged]

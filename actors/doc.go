@@ -14,4 +14,7 @@
 // [Validate] runs the scan and build once, without a bus, for the
 // `skilljack-mcp validate` command. [Bundled] is the file system of the
 // skills embedded in the binary.
+//
+// Loggers passed in are used as they are: the caller scopes them
+// (log.With("actor", "hasher")); nil discards.
 package actors

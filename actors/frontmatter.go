@@ -219,7 +219,8 @@ func kindName(n *yaml.Node) string {
 // sequences become arrays and mappings objects; aliases are resolved.
 func renderJSON(n *yaml.Node) (json.RawMessage, error) {
 	var buf bytes.Buffer
-	if err := writeJSON(&buf, n, 0); err != nil {
+	budget := maxJSONNodes
+	if err := writeJSON(&buf, n, 0, &budget); err != nil {
 		return nil, err
 	}
 	return json.RawMessage(buf.Bytes()), nil
@@ -228,9 +229,16 @@ func renderJSON(n *yaml.Node) (json.RawMessage, error) {
 // maxJSONDepth bounds recursion over hostile, deeply nested frontmatter.
 const maxJSONDepth = 100
 
-func writeJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
+// maxJSONNodes bounds the rendered size when aliases multiply nodes (a
+// "billion laughs" header); real frontmatter has a few dozen.
+const maxJSONNodes = 100_000
+
+func writeJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *int) error {
 	if depth > maxJSONDepth {
 		return errors.New("frontmatter nested too deeply")
+	}
+	if *budget--; *budget < 0 {
+		return errors.New("frontmatter too large once its aliases are expanded")
 	}
 	n = resolveAlias(n)
 	if n == nil {
@@ -243,7 +251,7 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 			buf.WriteString("null")
 			return nil
 		}
-		return writeJSON(buf, n.Content[0], depth+1)
+		return writeJSON(buf, n.Content[0], depth+1, budget)
 	case yaml.MappingNode:
 		buf.WriteByte('{')
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -252,7 +260,7 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 			}
 			writeString(buf, resolveAlias(n.Content[i]).Value)
 			buf.WriteByte(':')
-			if err := writeJSON(buf, n.Content[i+1], depth+1); err != nil {
+			if err := writeJSON(buf, n.Content[i+1], depth+1, budget); err != nil {
 				return err
 			}
 		}
@@ -263,7 +271,7 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := writeJSON(buf, c, depth+1); err != nil {
+			if err := writeJSON(buf, c, depth+1, budget); err != nil {
 				return err
 			}
 		}

@@ -176,7 +176,7 @@ func newScanner(opts *HasherOptions) *scanner {
 	return &scanner{
 		bundled: o.Bundled,
 		workers: o.Workers,
-		log:     ensureLogger(o.Logger).With("actor", "hasher"),
+		log:     ensureLogger(o.Logger),
 		cache:   map[string]map[string]cacheEntry{},
 	}
 }

@@ -28,7 +28,7 @@ func NewNotifier(changed <-chan *message.Message, pub message.Publisher, log *sl
 	if changed == nil || pub == nil {
 		panic("actors.NewNotifier: nil inbox or publisher")
 	}
-	return &Notifier{in: changed, pub: pub, log: ensureLogger(log).With("actor", "notifier")}
+	return &Notifier{in: changed, pub: pub, log: ensureLogger(log)}
 }
 
 // Run handles catalog.changed messages until ctx is done or the inbox is

@@ -1,0 +1,64 @@
+package actors_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// TestValidate checks the one-shot scan and build behind
+// `skilljack-mcp validate`: the same findings as the server (BR-07, BR-08),
+// plus one warning per remote source.
+func TestValidate(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "skills")
+	writeTree(t, root, map[string]string{
+		"ok/SKILL.md":             skillMD("ok", "A valid sibling."),
+		"no-frontmatter/SKILL.md": "# No frontmatter here\n",
+		"dogfood/SKILL.md":        "---\ndescription: Rebuild.\n---\n",
+	})
+	cfg := actors.Config{Sources: []events.Source{
+		localSource(root),
+		{ID: "1", Kind: events.SourceGitHub, Location: "github.com/a/b", Prefix: "a-b"},
+		bundledSource(),
+	}}
+	cat, err := actors.Validate(t.Context(), cfg, &actors.HasherOptions{Bundled: actors.Bundled()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, s := range cat.Skills {
+		uris = append(uris, s.URI)
+	}
+	wantURIs := []string{"skill://skilljack-docs/SKILL.md", "skill://skills/dogfood/SKILL.md", "skill://skills/ok/SKILL.md"}
+	if diff := cmp.Diff(wantURIs, uris); diff != "" {
+		t.Errorf("skills mismatch (-want +got):\n%s", diff)
+	}
+	type diag struct{ File, Level, Has string }
+	want := []diag{
+		{"github.com/a/b", events.LevelWarn, "remote sources are not served"},
+		{filepath.Join(root, "dogfood", "SKILL.md"), events.LevelWarn, "name is missing"},
+		{filepath.Join(root, "no-frontmatter", "SKILL.md"), events.LevelError, "does not begin with ---"},
+	}
+	var got []diag
+	for i, d := range cat.Diagnostics {
+		g := diag{d.File, d.Level, ""}
+		if i < len(want) && strings.Contains(d.Message, want[i].Has) {
+			g.Has = want[i].Has
+		}
+		got = append(got, g)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("diagnostics mismatch (-want +got):\n%s\n%+v", diff, cat.Diagnostics)
+	}
+
+	ctx, cancel := testContextCancelled(t)
+	defer cancel()
+	if _, err := actors.Validate(ctx, cfg, nil); err == nil {
+		t.Error("Validate(cancelled ctx) = nil error, want one")
+	}
+}
