@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/go-cmp/cmp"
@@ -881,5 +883,72 @@ func TestServerWaitsForCatalog(t *testing.T) {
 	waitFor(t, f.Ready(), "Ready")
 	if _, err := f.Server(t.Context()); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestNestedBundledAndPaging serves a nested skill (BR-18), a bundled skill
+// read from an fs.FS, and enough files that resources/list pages (BR-35).
+func TestNestedBundledAndPaging(t *testing.T) {
+	root := t.TempDir()
+	assets := map[string][]byte{"inner/SKILL.md": skillMD("inner", "Nested."), "inner/refs/note.md": []byte("note\n")}
+	for i := range 600 {
+		assets[fmt.Sprintf("assets/icon-%03d.bin", i)] = []byte{0xff, byte(i), byte(i >> 8)}
+	}
+	outer := writeSkill(t, root, skillSpec{dir: "outer", name: "outer", desc: "Enclosing.", files: assets})
+	inner := outer
+	inner.QualifiedName, inner.Name, inner.Description = "skills__outer__inner", "inner", "Nested."
+	inner.SkillPath, inner.URI, inner.Dir = "skills/outer/inner", "skill://skills/outer/inner/SKILL.md", filepath.Join(outer.Dir, "inner")
+	inner.Frontmatter = json.RawMessage(`{"name":"inner","description":"Nested."}`)
+	inner.Files = nil
+	for _, f := range outer.Files {
+		if rel, ok := strings.CutPrefix(f.Path, "inner/"); ok {
+			f.Path = rel
+			inner.Files = append(inner.Files, f)
+		}
+	}
+
+	bmd := skillMD("bundled", "Ships with the binary.")
+	bundled := events.Skill{
+		QualifiedName: "bundled", Name: "bundled", Description: "Ships with the binary.", SkillPath: "bundled",
+		URI: "skill://bundled/SKILL.md", Source: events.Source{ID: "bundled", Kind: events.SourceBundled, Root: "."},
+		Dir: "skills/bundled", Frontmatter: json.RawMessage(`{"name":"bundled","description":"Ships with the binary."}`),
+		Listed: true, ModelInvocable: true, UserInvocable: true,
+		Files: []events.File{{Path: "SKILL.md", Digest: digest(bmd), Size: int64(len(bmd))}},
+	}
+	fsys := fstest.MapFS{"skills/bundled/SKILL.md": {Data: bmd}}
+	cat := events.NewCatalog(1, false, []events.Skill{outer, inner, bundled}, nil)
+	f := newFacade(t, cat, &mcpface.Options{Bundled: fsys, Tools: "always"})
+	cs := connect(t, f, modern, nil)
+
+	all := listAllResources(t, cs)
+	if want := len(outer.Files) + 2; len(all) != want {
+		t.Errorf("resources/list has %d URIs, want %d", len(all), want)
+	}
+	if r := all[inner.URI]; r == nil || r.Name != "inner" || r.Annotations.Priority != 0.8 {
+		t.Errorf("nested SKILL.md resource = %+v, want inner's own", r)
+	}
+	if r := all["skill://skills/outer/assets/icon-000.bin"]; r == nil || r.MIMEType != "application/octet-stream" || r.Size != 3 {
+		t.Errorf("icon resource = %+v", r)
+	}
+	res := callTool(t, cs, "load-skill", map[string]any{"name": "bundled"})
+	if res.IsError || textOf(t, res.Content[0]) != string(bmd) {
+		t.Errorf("load-skill bundled = %+v", res.Content)
+	}
+	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, "<name>bundled</name>\n<description>Ships with the binary.</description>\n<uri>") {
+		t.Errorf("bundled catalog entry should have no <location>:\n%s", ins)
+	}
+	m, err := call(t, cs, "resources/directory/read", &rawParams{URI: "skill://skills/outer/inner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m["resources"].([]any)); n != 2 {
+		t.Errorf("inner directory has %d children, want 2 (SKILL.md, refs)", n)
+	}
+	m, err = call(t, cs, "skills/get", &rawParams{URI: outer.URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m["skill"].(map[string]any)["resources"].([]any)); n != len(outer.Files) {
+		t.Errorf("outer manifest has %d elements, want %d (nested files included)", n, len(outer.Files))
 	}
 }
