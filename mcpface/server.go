@@ -169,6 +169,15 @@ func (f *Facade) toolsAuto() bool {
 // Ready returns a channel that is closed once the first catalog is set.
 func (f *Facade) Ready() <-chan struct{} { return f.ready }
 
+// Catalog returns the catalog being served, or nil before the first one.
+// The caller must treat it as read-only.
+func (f *Facade) Catalog() *events.Catalog {
+	if s := f.snap.Load(); s != nil {
+		return s.cat
+	}
+	return nil
+}
+
 // current returns the snapshot every request reads; nil before the first
 // catalog.
 func (f *Facade) current() *snapshot { return f.snap.Load() }

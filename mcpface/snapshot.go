@@ -84,7 +84,11 @@ func newSnapshot(c *events.Catalog, bundled fs.FS) *snapshot {
 				dir = sub
 			}
 			if r := s.byURI[sk.FileURI(f.Path)]; r != nil {
-				addChild(dir, r)
+				// A directory listing names each child by its own segment
+				// (TV-SEP2640-10), not by the skill-qualified list name.
+				child := *r
+				child.Name = segs[len(segs)-1]
+				addChild(dir, &child)
 			}
 		}
 	}
