@@ -1,0 +1,345 @@
+// Command skilljack-mcp serves Agent Skills — folders holding a SKILL.md with
+// YAML frontmatter and supporting files — to any MCP client over stdio.
+//
+// Usage:
+//
+//	skilljack-mcp [flags] [skill-dir ...]
+//	skilljack-mcp validate [skill-dir ...]
+//
+// It is wiring only: it parses flags and environment, builds the stderr
+// logger and the bus, subscribes every inbox, starts the actors (config,
+// hasher, catalog builder, notifier) and the MCP facade in one errgroup, and
+// shuts them down together when stdin closes or a signal arrives. See
+// README.md for every flag and environment variable.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/mcpface"
+)
+
+// version is the release version of this build, reported as
+// serverInfo.version; -ldflags "-X main.version=..." overrides it.
+var version = "0.1.0"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "skilljack-mcp:", err)
+		os.Exit(1)
+	}
+}
+
+// errDone is returned by the server goroutine when the client went away
+// (stdin EOF), so that the errgroup cancels the actors; run filters it.
+var errDone = errors.New("stdio session ended")
+
+// settings is everything the command line and environment decide.
+type settings struct {
+	validate    bool
+	dirs        []string
+	static      bool
+	tools       string
+	catalogMode string
+	trace       string
+	maxFileSize int64
+	logLevel    slog.Level
+	showVersion bool
+	showHelp    bool
+}
+
+// Defaults, as in the TypeScript reference.
+const (
+	defaultTools       = "auto"
+	defaultCatalogMode = "instructions"
+	defaultMaxFileMB   = 1
+)
+
+// parseArgs reads args and the environment. It never fails: unknown flags and
+// values are reported in warnings and fall back to defaults, as in the
+// reference. Flags are one token (--tools=never); any argument not starting
+// with "-" is a skill directory (comma lists allowed).
+func parseArgs(args []string, getenv func(string) string) (settings, []string) {
+	s := settings{logLevel: slog.LevelInfo}
+	var warnings []string
+	var toolsFlag, catalogFlag, traceFlag string
+	if len(args) > 0 && args[0] == "validate" {
+		s.validate = true
+		args = args[1:]
+	}
+	for _, a := range args {
+		name, value, hasValue := strings.Cut(a, "=")
+		switch {
+		case !strings.HasPrefix(a, "-"):
+			s.dirs = append(s.dirs, a)
+		case name == "--static":
+			s.static = true
+		case name == "--tools" && hasValue:
+			toolsFlag = value
+		case name == "--catalog" && hasValue:
+			catalogFlag = value
+		case name == "--trace" && hasValue:
+			traceFlag = value
+		case name == "--version" || name == "-v":
+			s.showVersion = true
+		case name == "--help" || name == "-h":
+			s.showHelp = true
+		case name == "--verbose":
+			s.logLevel = slog.LevelDebug
+		case name == "--http":
+			warnings = append(warnings, fmt.Sprintf("flag %s: the HTTP transport is not in this release; serving stdio", a))
+		default:
+			warnings = append(warnings, fmt.Sprintf("unknown flag %q ignored", a))
+		}
+	}
+
+	s.tools = pickEnum("--tools", toolsFlag, "SKILLJACK_TOOLS", getenv("SKILLJACK_TOOLS"), defaultTools,
+		[]string{"auto", "always", "never"}, &warnings)
+	s.catalogMode = pickEnum("--catalog", catalogFlag, "SKILLJACK_CATALOG", getenv("SKILLJACK_CATALOG"), defaultCatalogMode,
+		[]string{"instructions", "tool-description"}, &warnings)
+	if s.catalogMode == "tool-description" {
+		warnings = append(warnings, "--catalog=tool-description is the legacy catalog channel: clients with tool search may never see the catalog; the default is instructions")
+	}
+	s.trace = traceFlag
+	if s.trace == "" {
+		s.trace = getenv("SKILLJACK_TRACE")
+	}
+
+	s.maxFileSize = defaultMaxFileMB << 20
+	if v := strings.TrimSpace(getenv("MAX_FILE_SIZE_MB")); v != "" {
+		mb, err := strconv.ParseFloat(v, 64)
+		if err != nil || mb <= 0 {
+			warnings = append(warnings, fmt.Sprintf("MAX_FILE_SIZE_MB=%q is not a positive number; using %d", v, defaultMaxFileMB))
+		} else {
+			s.maxFileSize = int64(mb * (1 << 20))
+		}
+	}
+	if v := getenv("SKILLJACK_LOG_LEVEL"); v != "" {
+		if err := s.logLevel.UnmarshalText([]byte(v)); err != nil {
+			warnings = append(warnings, fmt.Sprintf("SKILLJACK_LOG_LEVEL=%q is not debug, info, warn or error; using info", v))
+			s.logLevel = slog.LevelInfo
+		}
+	}
+	return s, warnings
+}
+
+// pickEnum returns the flag value, else the env value, else def, each
+// compared case-insensitively against allowed; an unknown value warns and
+// falls through to the next choice.
+func pickEnum(flagName, flagVal, envName, envVal, def string, allowed []string, warnings *[]string) string {
+	for _, c := range []struct{ name, val string }{{flagName, flagVal}, {envName, envVal}} {
+		v := strings.ToLower(strings.TrimSpace(c.val))
+		if v == "" {
+			continue
+		}
+		for _, a := range allowed {
+			if v == a {
+				return a
+			}
+		}
+		*warnings = append(*warnings, fmt.Sprintf("%s=%q is not one of %s; using %s", c.name, c.val, strings.Join(allowed, ", "), def))
+		return def
+	}
+	return def
+}
+
+const usage = `skilljack-mcp serves Agent Skills to MCP clients over stdio.
+
+Usage:
+  skilljack-mcp [flags] [skill-dir ...]     serve skills (stdin/stdout speak MCP)
+  skilljack-mcp validate [skill-dir ...]    report what is off in the skills, then exit
+
+Flags:
+  --tools=auto|always|never                 offer load-skill/skill-resource (env SKILLJACK_TOOLS)
+  --catalog=instructions|tool-description   where the skill catalog goes (env SKILLJACK_CATALOG)
+  --static                                  fix the skill set at startup (env SKILLJACK_STATIC)
+  --trace=FILE                              record every bus event as JSON lines (env SKILLJACK_TRACE)
+  --verbose                                 debug logging (env SKILLJACK_LOG_LEVEL)
+  --version, --help
+
+See README.md for every environment variable and the config file.
+`
+
+// run is the whole program; main only maps its error to the exit code.
+func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, getenv func(string) string) error {
+	set, warnings := parseArgs(args, getenv)
+	if set.showHelp {
+		fmt.Fprint(stderr, usage)
+		return nil
+	}
+	if set.showVersion {
+		fmt.Fprintln(stderr, "skilljack-mcp", buildVersion())
+		return nil
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: set.logLevel}))
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+
+	cfg, err := actors.LoadConfig(actors.ConfigOptions{
+		Args:   set.dirs,
+		Getenv: getenv,
+		Static: set.static,
+		Logger: log.With("actor", "config"),
+	})
+	if err != nil {
+		return fmt.Errorf("loading configuration: %w", err)
+	}
+	bundled := actors.Bundled()
+	if set.validate {
+		return validate(ctx, cfg, stdout, log)
+	}
+
+	bus := events.NewBus(log)
+	defer bus.Close()
+	var pub message.Publisher = bus
+	if set.trace != "" {
+		f, err := os.Create(set.trace)
+		if err != nil {
+			return fmt.Errorf("opening trace file: %w", err)
+		}
+		tp := events.NewTracePublisher(bus, f)
+		defer f.Close()
+		defer tp.Close()
+		pub = tp
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	// Every inbox exists before anything publishes: the bus is not persistent.
+	subCtx, cancelSubs := context.WithCancel(gctx)
+	defer cancelSubs()
+	sub := func(topic string) <-chan *message.Message {
+		ch, err := bus.Subscribe(subCtx, topic)
+		if err != nil {
+			panic(fmt.Sprintf("subscribing to %s: %v", topic, err)) // only fails on a closed bus
+		}
+		return ch
+	}
+	hasherIn := sub(events.TopicSourcesConfigured)
+	catalogIn := actors.CatalogInboxes{
+		Configured: sub(events.TopicSourcesConfigured),
+		Scanned:    sub(events.TopicSourceScanned),
+		Overrides:  sub(events.TopicOverridesChanged),
+	}
+	notifierIn := sub(events.TopicCatalogChanged)
+	facadeCatalogs := sub(events.TopicCatalogChanged)
+	facadeUpdates := sub(events.TopicResourcesUpdated)
+
+	facade := mcpface.New(&mcpface.Options{
+		Version:     buildVersion(),
+		Tools:       set.tools,
+		CatalogMode: set.catalogMode,
+		Static:      cfg.Static,
+		MaxFileSize: set.maxFileSize,
+		Bundled:     bundled,
+		Logger:      log,
+	})
+	hasher := actors.NewHasher(hasherIn, pub, &actors.HasherOptions{Bundled: bundled, Logger: log.With("actor", "hasher")})
+	builder := actors.NewCatalogBuilder(catalogIn, pub, log.With("actor", "catalog"))
+	notifier := actors.NewNotifier(notifierIn, pub, log.With("actor", "notifier"))
+	config := actors.NewConfigActor(cfg, pub, log.With("actor", "config"))
+
+	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })
+	g.Go(func() error { return notifier.Run(gctx) })
+	g.Go(func() error { return builder.Run(gctx) })
+	g.Go(func() error { return hasher.Run(gctx) })
+	g.Go(func() error { return config.Run(gctx) })
+	g.Go(func() error {
+		srv, err := facade.Server(gctx)
+		if err != nil {
+			return nil // cancelled before the first catalog
+		}
+		logStart(log, facade.Catalog(), cfg, set)
+		t := &mcp.IOTransport{Reader: stdin, Writer: stdout}
+		if err := srv.Run(gctx, t); err != nil && gctx.Err() == nil {
+			return fmt.Errorf("serving stdio: %w", err)
+		}
+		return errDone
+	})
+	err = g.Wait()
+	cancelSubs()
+	if errors.Is(err, errDone) || (err == nil && ctx.Err() != nil) {
+		return nil
+	}
+	return err
+}
+
+// logStart writes the one startup line: how many skills from where, the
+// effective configuration, and how to connect.
+func logStart(log *slog.Logger, cat *events.Catalog, cfg actors.Config, set settings) {
+	n := 0
+	if cat != nil {
+		n = len(cat.Skills)
+	}
+	var from []string
+	for _, s := range cfg.Sources {
+		from = append(from, s.Location)
+	}
+	log.Info("serving skills over stdio",
+		"skills", n,
+		"sources", strings.Join(from, ","),
+		"version", buildVersion(),
+		"tools", set.tools,
+		"catalog", set.catalogMode,
+		"static", cfg.Static,
+		"connect", "add to a client as a stdio server, e.g. claude mcp add skilljack -- skilljack-mcp <skill-dir> (see README)")
+}
+
+// validate scans every source once and prints one line per finding to out.
+// It returns an error when some skill was skipped.
+func validate(ctx context.Context, cfg actors.Config, out io.Writer, log *slog.Logger) error {
+	cat, err := actors.Validate(ctx, cfg, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log})
+	if err != nil {
+		return err
+	}
+	skipped := 0
+	for _, d := range cat.Diagnostics {
+		rule := ""
+		if d.Rule != "" {
+			rule = " [" + d.Rule + "]"
+		}
+		fmt.Fprintf(out, "%s %s: %s%s\n", strings.ToUpper(d.Level), d.File, d.Message, rule)
+		if d.Level == events.LevelError {
+			skipped++
+		}
+	}
+	fmt.Fprintf(out, "%d skills served, %d findings, %d skipped\n", len(cat.Skills), len(cat.Diagnostics), skipped)
+	if skipped > 0 {
+		return fmt.Errorf("%d skill(s) skipped", skipped)
+	}
+	return nil
+}
+
+// buildVersion returns the release version, with the VCS revision appended
+// when the build recorded one ("0.1.0+1a2b3c4d").
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	for _, kv := range bi.Settings {
+		if kv.Key == "vcs.revision" && len(kv.Value) >= 8 {
+			return version + "+" + kv.Value[:8]
+		}
+	}
+	return version
+}
