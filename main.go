@@ -198,6 +198,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	cfg, err := actors.LoadConfig(actors.ConfigOptions{
 		Args:   set.dirs,
 		Getenv: getenv,
+		Home:   getenv("HOME"),
 		Static: set.static,
 		Logger: log.With("actor", "config"),
 	})

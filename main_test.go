@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// TestParseArgs pins the flag and environment rules of the reference
+// (skilljack-ts.md §1.1, §1.2, §2): the flag beats the env var, values are
+// case-insensitive, unknown values warn and fall back to the default.
+func TestParseArgs(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		args         []string
+		env          map[string]string
+		wantTools    string
+		wantCatalog  string
+		wantDirs     []string
+		wantMax      int64
+		wantWarnings int
+		wantStatic   bool
+		wantValidate bool
+	}{
+		{name: "defaults", wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20},
+		{name: "flag beats env", args: []string{"--tools=never"}, env: map[string]string{"SKILLJACK_TOOLS": "always"}, wantTools: "never", wantCatalog: "instructions", wantMax: 1 << 20},
+		{name: "env used", env: map[string]string{"SKILLJACK_TOOLS": "ALWAYS", "SKILLJACK_CATALOG": "Tool-Description"}, wantTools: "always", wantCatalog: "tool-description", wantMax: 1 << 20, wantWarnings: 1},
+		{name: "unknown tools value warns, falls back to auto", args: []string{"--tools=sometimes"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20, wantWarnings: 1},
+		{name: "unknown catalog env warns", env: map[string]string{"SKILLJACK_CATALOG": "both"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20, wantWarnings: 1},
+		{name: "positional dirs and static", args: []string{"a", "--static", "b,c"}, wantDirs: []string{"a", "b,c"}, wantStatic: true, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20},
+		{name: "unknown flag warns", args: []string{"--frobnicate"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20, wantWarnings: 1},
+		{name: "max file size", env: map[string]string{"MAX_FILE_SIZE_MB": "3"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 3 << 20},
+		{name: "bad max file size falls back to 1", env: map[string]string{"MAX_FILE_SIZE_MB": "lots"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20, wantWarnings: 1},
+		{name: "validate subcommand", args: []string{"validate", "x"}, wantValidate: true, wantDirs: []string{"x"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, warnings := parseArgs(tc.args, envOf(tc.env))
+			if s.tools != tc.wantTools || s.catalogMode != tc.wantCatalog || s.maxFileSize != tc.wantMax || s.static != tc.wantStatic || s.validate != tc.wantValidate {
+				t.Errorf("parseArgs(%q) = tools %q catalog %q max %d static %v validate %v; want %q %q %d %v %v",
+					tc.args, s.tools, s.catalogMode, s.maxFileSize, s.static, s.validate, tc.wantTools, tc.wantCatalog, tc.wantMax, tc.wantStatic, tc.wantValidate)
+			}
+			if diff := cmp.Diff(tc.wantDirs, s.dirs); diff != "" {
+				t.Errorf("dirs mismatch (-want +got):\n%s", diff)
+			}
+			if len(warnings) != tc.wantWarnings {
+				t.Errorf("warnings = %q, want %d", warnings, tc.wantWarnings)
+			}
+		})
+	}
+}
+
+// TestRunStopsOnStdinEOF: the whole pipeline stops cleanly when the client
+// closes stdin, and stdout carries only JSON-RPC (BASE-R58).
+func TestRunStopsOnStdinEOF(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	env := envOf(map[string]string{"HOME": t.TempDir()})
+	t.Setenv("HOME", env("HOME"))
+	done := make(chan error, 1)
+	go func() { done <- run(t.Context(), nil, inR, outW, &stderr, env) }()
+
+	lines := make(chan string, 8)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	select {
+	case l := <-lines:
+		if !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":1,"result":`) || !strings.Contains(l, "skilljack-docs") {
+			t.Errorf("initialize answer = %.200s…, want a result naming the bundled skill", l)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no initialize answer")
+	}
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run after stdin EOF = %v, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not return after stdin EOF")
+	}
+	outW.Close()
+	for l := range lines {
+		t.Errorf("unexpected stdout after EOF: %q", l)
+	}
+	if !strings.Contains(stderr.String(), `msg="serving skills over stdio" skills=1`) {
+		t.Errorf("stderr lacks the startup line:\n%s", stderr.String())
+	}
+}
+
+// TestRunStopsOnCancel: a signal (ctx cancel) stops run with no error.
+func TestRunStopsOnCancel(t *testing.T) {
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	t.Setenv("HOME", t.TempDir())
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, nil, inR, nopWriteCloser{io.Discard}, io.Discard, os.Getenv) }()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run after cancel = %v, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// TestValidateCommand: `validate` reports a skipped skill with its file and
+// reason and fails; a clean folder passes (BR-07).
+func TestValidateCommand(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	write := func(rel, body string) {
+		p := filepath.Join(dir, "skills", rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ok/SKILL.md", "---\nname: ok\ndescription: Fine.\n---\n")
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"validate", filepath.Join(dir, "skills")}, io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, io.Discard, os.Getenv)
+	if err != nil {
+		t.Errorf("validate of a clean folder = %v\n%s", err, out.String())
+	}
+	write("bad/SKILL.md", "# no frontmatter\n")
+	out.Reset()
+	err = run(t.Context(), []string{"validate", filepath.Join(dir, "skills")}, io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, io.Discard, os.Getenv)
+	if err == nil || !strings.Contains(out.String(), filepath.Join("bad", "SKILL.md")) || !strings.Contains(strings.ToLower(out.String()), "frontmatter") {
+		t.Errorf("validate with a bad skill = %v, output:\n%s\nwant an error and a line naming bad/SKILL.md and its reason", err, out.String())
+	}
+}
+
