@@ -156,4 +156,3 @@ func TestValidateCommand(t *testing.T) {
 		t.Errorf("validate with a bad skill = %v, output:\n%s\nwant an error and a line naming bad/SKILL.md and its reason", err, out.String())
 	}
 }
-

@@ -94,7 +94,8 @@ export MCP_CATALOG_PATH="$work/inspector-catalog.json"
 export MCP_CLIENT_CONFIG_PATH="$work/inspector-client.json"
 
 section "outside: build"
-go build -o "$bin" .
+rm -f "$bin"
+go build -o "$bin" . || die "go build -o $bin ."
 echo "built $bin"
 
 # --- expectations from the corpus itself --------------------------------------
@@ -118,61 +119,82 @@ for md in "$corpus"/*/SKILL.md; do
 	corpus_files=$((corpus_files + n))
 done
 corpus_skills="$(wc -l <"$names_file" | tr -d ' ')"
+# The server's skill path for a local root is <root folder name>/<skill folder>.
+prefix="$(basename "$corpus")"
 [[ "$corpus_skills" -gt 0 ]] || die "no SKILL.md with a name: line one level below $corpus"
 echo "corpus: $corpus"
 echo "corpus: $corpus_skills skills, $corpus_files files"
 
 # --- checks --------------------------------------------------------------------
 
-# inspect LABEL OUT [inspector options...]: run the inspector CLI against the
-# binary over stdio; stdout goes to OUT, stderr (with the server's) to OUT.stderr.
+# inspect OUT [inspector options...]: run the inspector CLI against the binary
+# over stdio; stdout goes to OUT, stderr (with the server's) to OUT.stderr.
 # Returns the inspector's exit code.
 inspect() {
-	local label="$1" out="$2"
-	shift 2
-	echo "\$ mcp-inspector --cli $* --format json -- skilljack-mcp --tools=always $corpus"
-	local rc=0
-	timeout 120 "$inspector" --cli "$@" --format json -- "$bin" --tools=always "$corpus" \
-		>"$out" 2>"$out.stderr" </dev/null || rc=$?
-	if [[ $rc -ne 0 ]]; then
-		echo "--- $label: inspector exited $rc; its stderr (with the server's):" >&2
-		tail -n 40 "$out.stderr" >&2
-		echo "--- $label: its stdout (first 1500 bytes):" >&2
-		head -c 1500 "$out" >&2
-		echo >&2
-	fi
-	return $rc
+	local out="$1"
+	shift
+	echo "\$ mcp-inspector --cli $* --format json -e HOME=.tools/outside/home -- .tools/bin/skilljack-mcp --tools=always $corpus"
+	timeout 120 "$inspector" --cli "$@" --format json -e "HOME=$work/home" -- "$bin" --tools=always "$corpus" \
+		>"$out" 2>"$out.stderr" </dev/null
+}
+
+# fail_with OUT MESSAGE: show what the inspector printed for OUT, then fail.
+fail_with() {
+	{
+		echo "--- inspector stderr, with the server's (last 40 lines of $1.stderr):"
+		tail -n 40 "$1.stderr"
+		echo "--- inspector stdout (first 1500 bytes of $1):"
+		head -c 1500 "$1"
+		echo
+	} >&2
+	die "$2"
 }
 
 check() { node "$here/check.mjs" "$@" 2>&1; }
+
+# Excluded scenarios (README.md): SKILLNAME:ISSUECODE pairs that --verify
+# reports as an error on a skill served as designed. Nothing else is excused.
+#  - claude-api:malformed-description: its description is 1068 characters,
+#    over the Agent Skills 1024 limit; the server serves frontmatter verbatim
+#    (SEP2640-R29) with a warning, as DESIGN.md decides for that input.
+excluded=(claude-api:malformed-description)
+
+# The server gets a scratch HOME, so no ~/.skilljack/config.json changes what
+# it serves.
+mkdir -p "$work/home"
 
 eras="${OUTSIDE_ERAS:-legacy modern}"
 for era in $eras; do
 	section "outside: inspector over stdio, protocol era $era"
 	o="$work/$era"
 
-	inspect tools/list "$o-tools.json" --protocol-era "$era" --method tools/list ||
-		die "[$era] tools/list"
-	msg="$(check tools "$o-tools.json")" || die "[$era] tools/list: $msg"
+	inspect "$o-tools.json" --protocol-era "$era" --method tools/list ||
+		fail_with "$o-tools.json" "[$era] tools/list: inspector exited $?"
+	msg="$(check tools "$o-tools.json")" || fail_with "$o-tools.json" "[$era] $msg"
 	pass "[$era] $msg"
 
-	inspect prompts/list "$o-prompts.json" --protocol-era "$era" --method prompts/list ||
-		die "[$era] prompts/list"
-	msg="$(check prompts "$o-prompts.json")" || die "[$era] prompts/list: $msg"
+	inspect "$o-prompts.json" --protocol-era "$era" --method prompts/list ||
+		fail_with "$o-prompts.json" "[$era] prompts/list: inspector exited $?"
+	msg="$(check prompts "$o-prompts.json")" || fail_with "$o-prompts.json" "[$era] $msg"
 	pass "[$era] $msg"
 
-	inspect skills/list "$o-skills.json" --protocol-era "$era" --method skills/list ||
-		die "[$era] skills/list"
-	msg="$(check skills "$o-skills.json" "$names_file")" || die "[$era] skills/list: $msg"
+	inspect "$o-skills.json" --protocol-era "$era" --method skills/list ||
+		fail_with "$o-skills.json" "[$era] skills/list: inspector exited $?"
+	msg="$(check skills "$o-skills.json" "$prefix" "$names_file")" ||
+		fail_with "$o-skills.json" "[$era] $msg"
 	pass "[$era] $msg"
 
 	rc=0
-	inspect "skills/list --verify" "$o-verify.ndjson" --protocol-era "$era" \
+	inspect "$o-verify.ndjson" --protocol-era "$era" \
 		--method skills/list --verify --require-digests || rc=$?
-	msg="$(check verify "$o-verify.ndjson" "$corpus_skills" "$corpus_files")" ||
-		die "[$era] skills/list --verify (inspector exit $rc): $msg"
-	[[ $rc -eq 0 ]] || die "[$era] skills/list --verify: inspector exited $rc although every report says verified"
-	pass "[$era] $msg ($(tail -n 1 "$o-verify.ndjson.stderr"))"
+	msg="$(check verify "$o-verify.ndjson" "$prefix" "$corpus_skills" "$corpus_files" "${excluded[@]}")" ||
+		fail_with "$o-verify.ndjson" "[$era] skills/list --verify (inspector exit $rc): $msg"
+	# Exit 7 (nonconformant) is accepted only when check.mjs found every
+	# failure to be an excluded scenario; any other non-zero exit fails.
+	[[ $rc -eq 0 || ($rc -eq 7 && ${#excluded[@]} -gt 0) ]] ||
+		fail_with "$o-verify.ndjson" "[$era] skills/list --verify: inspector exited $rc although check.mjs accepted its reports"
+	pass "[$era] $msg"
+	echo "     inspector: $(grep -v '^{' "$o-verify.ndjson.stderr" | grep -E 'skills? (failed|and)' | tail -n 1)"
 done
 
 section "outside: summary"
