@@ -105,6 +105,7 @@ switch (check) {
       }
     });
     const problems = [];
+    const reasons = new Map(); // file failure reason -> count
     let files = 0;
     let verifiedFiles = 0;
     let mismatches = 0;
@@ -129,10 +130,24 @@ switch (check) {
       if (allExcused) {
         excusedSeen.push(...issues.map((i) => `${r.name}:${i.code}`));
       } else if (r.outcome !== "verified" || r.ok !== true) {
-        problems.push(`${r.uri}: outcome ${r.outcome}\n    ${JSON.stringify({ conformance: r.conformance, frontmatter: r.frontmatter, incomplete: r.incomplete, files: fs.filter((f) => f.status !== "verified") })}`);
+        const badFiles = fs.filter((f) => f.status !== "verified");
+        for (const f of badFiles) {
+          const key = `${f.status}: ${f.reason ?? `expected ${f.expectedDigest} (${f.expectedSize} B), got ${f.actualDigest} (${f.actualSize} B)`}`;
+          reasons.set(key, (reasons.get(key) ?? 0) + 1);
+        }
+        const parts = issues.map((i) => `${i.code}: ${i.message}`);
+        if (r.incomplete) parts.push(`incomplete: ${r.incomplete}`);
+        if (badFiles.length) parts.push(`${badFiles.length} of ${fs.length} files not verified, first ${badFiles[0].uri}`);
+        problems.push(`${r.uri}: ${r.outcome}; ${parts.join("; ") || "no reason given"}`);
       }
     }
-    if (problems.length) fail(`${problems.length} of ${reports.length} skills not verified:\n  ${problems.join("\n  ")}`);
+    if (problems.length) {
+      const why = [...reasons].map(([reason, n]) => `${n} file(s): ${reason}`);
+      fail(
+        `${problems.length} of ${reports.length} skills not verified:\n  ${problems.join("\n  ")}` +
+          (why.length ? `\n  file failures by reason:\n    ${why.join("\n    ")}` : ""),
+      );
+    }
     if (mismatches !== 0) fail(`${mismatches} digest/size mismatches`);
     if (verifiedFiles !== files) fail(`${files - verifiedFiles} of ${files} files not verified`);
     if (corpusSkills !== wantSkills) fail(`verified ${corpusSkills} skills under ${base}, want ${wantSkills}`);
