@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +157,68 @@ func TestValidateCommand(t *testing.T) {
 	if err == nil || !strings.Contains(out.String(), filepath.Join("bad", "SKILL.md")) || !strings.Contains(strings.ToLower(out.String()), "frontmatter") {
 		t.Errorf("validate with a bad skill = %v, output:\n%s\nwant an error and a line naming bad/SKILL.md and its reason", err, out.String())
 	}
+}
+
+// TestModernWireResultType drives run over raw stdio with 2026-07-28
+// requests (no initialize; _meta per request, BASE-R08, R12) and checks the
+// JSON on the wire: every result carries resultType "complete" (BASE-R03),
+// and skills/list and skills/get carry ttlMs and cacheScope (SEP2640-R47,
+// R54).
+func TestModernWireResultType(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	t.Setenv("HOME", t.TempDir())
+	done := make(chan error, 1)
+	go func() { done <- run(t.Context(), nil, inR, outW, io.Discard, os.Getenv) }()
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`
+	reqs := []struct {
+		method, params string
+		wantKeys       []string
+	}{
+		{"server/discover", `{` + meta + `}`, []string{"capabilities", "supportedVersions"}},
+		{"resources/read", `{"uri":"skill://skilljack-docs/SKILL.md",` + meta + `}`, []string{"contents"}},
+		{"skills/list", `{` + meta + `}`, []string{"skills", "ttlMs", "cacheScope"}},
+		{"skills/get", `{"uri":"skill://skilljack-docs/SKILL.md",` + meta + `}`, []string{"skill", "ttlMs", "cacheScope"}},
+		{"tools/list", `{` + meta + `}`, []string{"tools"}},
+		{"prompts/get", `{"name":"skill","arguments":{"name":"skilljack-docs"},` + meta + `}`, []string{"messages"}},
+	}
+	for i, r := range reqs {
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"`+r.method+`","params":`+r.params+"}\n")
+		var l string
+		select {
+		case l = <-lines:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: no answer", r.method)
+		}
+		var msg struct {
+			ID     int                        `json:"id"`
+			Result map[string]json.RawMessage `json:"result"`
+			Error  json.RawMessage            `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(l), &msg); err != nil || msg.Error != nil || msg.ID != i+1 {
+			t.Fatalf("%s: answer %.300s (%v)", r.method, l, err)
+		}
+		if got := string(msg.Result["resultType"]); got != `"complete"` {
+			t.Errorf("%s: resultType = %s, want \"complete\"", r.method, got)
+		}
+		for _, k := range r.wantKeys {
+			if _, ok := msg.Result[k]; !ok {
+				t.Errorf("%s: result lacks %q: %.300s", r.method, k, l)
+			}
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Errorf("run = %v", err)
+	}
+	outW.Close()
 }

@@ -70,7 +70,11 @@ func (f *Facade) featureMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if r.Params == nil {
 				return nil, invalidParams("params.uri is required", "")
 			}
-			return f.readResource(r.Params.URI)
+			res, err := f.readResource(r.Params.URI)
+			if err != nil {
+				return nil, err
+			}
+			return next(context.WithValue(ctx, readResultKey{}, res), method, req)
 		case *mcp.ListToolsRequest:
 			res, err := next(ctx, method, req)
 			if err != nil || !f.hideTools(r.ClientCapabilities()) {

@@ -87,10 +87,19 @@ func afterCursor(cursor string, n int, key func(int) string) (int, error) {
 	return sort.Search(n, func(i int) bool { return key(i) > *c.After }), nil
 }
 
+// readResultKey carries the result the receiving middleware already
+// computed for a resources/read request down to [Facade.readResourceHandler].
+type readResultKey struct{}
+
 // readResourceHandler is registered with the SDK for the template and the
-// index; the receiving middleware answers resources/read before the SDK does,
-// so this only runs if that changes.
-func (f *Facade) readResourceHandler(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+// index. The receiving middleware resolves every resources/read first (so an
+// unserved URI gets -32602 and never reaches the SDK's lookup) and passes its
+// result down in the context; the SDK's own read path then adds what the
+// protocol era needs (resultType on 2026-07-28, BASE-R03).
+func (f *Facade) readResourceHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	if res, ok := ctx.Value(readResultKey{}).(*mcp.ReadResourceResult); ok {
+		return res, nil
+	}
 	return f.readResource(req.Params.URI)
 }
 
