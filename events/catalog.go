@@ -1,7 +1,7 @@
 package events
 
 import (
-	"encoding/json"
+	json "github.com/segmentio/encoding/json"
 	"strings"
 )
 
