@@ -431,7 +431,7 @@ func (b *CatalogBuilder) rebuild() {
 	ev := events.CatalogChanged{Catalog: cat}
 	ev.Added, ev.Removed, ev.Changed = diffCatalogs(b.prev, cat)
 	b.prev = cat
-	b.log.Info("catalog built", "version", version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
+	b.log.Debug("catalog built", "version", version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
 	if err := events.Publish(b.pub, ev); err != nil {
 		b.log.Error("publishing catalog", "version", version, "error", err)
 	}

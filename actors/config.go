@@ -337,7 +337,7 @@ func NewConfigActor(cfg Config, pub message.Publisher, log *slog.Logger) *Config
 // ctx is done and returns nil. It returns an error only when a publish
 // fails. Call it once.
 func (a *ConfigActor) Run(ctx context.Context) error {
-	a.log.Info("configuration", "active_source", a.cfg.ActiveSource, "sources", len(a.cfg.Sources),
+	a.log.Debug("configuration", "active_source", a.cfg.ActiveSource, "sources", len(a.cfg.Sources),
 		"static", a.cfg.Static, "overrides", len(a.cfg.Overrides), "config_path", a.cfg.ConfigPath)
 	if err := events.Publish(a.pub, events.SourcesConfigured{Seq: 1, Sources: a.cfg.Sources, Static: a.cfg.Static}); err != nil {
 		return fmt.Errorf("publishing configured sources: %w", err)
