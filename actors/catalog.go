@@ -341,8 +341,8 @@ func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logge
 // returns nil. Each message is acked once, never nacked ([events.Handle]),
 // before anything is published. It keeps the newest configuration and
 // overrides (by Seq) and the newest scan of each source (older Seq
-// dropped). Once every local and bundled source of the current
-// configuration has a scan made for it, and again after every later event
+// dropped). Once the overrides have arrived and every local and bundled
+// source of the current configuration has a scan made for it, and again after every later event
 // that changes the state, it builds a catalog ([BuildCatalog]) with the next
 // version and publishes [events.CatalogChanged]; that publish blocks as the
 // bus does. Each diagnostic is logged once per (file, message, version):
@@ -405,10 +405,13 @@ func (b *CatalogBuilder) Run(ctx context.Context) error {
 	return nil
 }
 
-// rebuild publishes a new catalog when every served source has a scan for
-// the current configuration.
+// rebuild publishes a new catalog when the configuration and its overrides
+// have arrived and every served source has a scan for the current
+// configuration. Waiting for the overrides matters: the first catalog fixes
+// the stdio server's instructions, so it must not list a skill the user took
+// out of the catalog.
 func (b *CatalogBuilder) rebuild() {
-	if b.cfg.Seq == 0 {
+	if b.cfg.Seq == 0 || b.overrides.Seq == 0 {
 		return
 	}
 	current := map[string]events.SourceScanned{}

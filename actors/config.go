@@ -331,7 +331,7 @@ func NewConfigActor(cfg Config, pub message.Publisher, log *slog.Logger) *Config
 	return &ConfigActor{cfg: cfg, pub: pub, log: ensureLogger(log)}
 }
 
-// Run publishes [events.SourcesConfigured] and then [events.OverridesChanged]
+// Run publishes [events.OverridesChanged] and then [events.SourcesConfigured]
 // (both Seq 1); each publish blocks until the bus hands the event over (on
 // [events.NewBus]: until every subscriber acked it). Then Run blocks until
 // ctx is done and returns nil. It returns an error only when a publish
@@ -339,11 +339,11 @@ func NewConfigActor(cfg Config, pub message.Publisher, log *slog.Logger) *Config
 func (a *ConfigActor) Run(ctx context.Context) error {
 	a.log.Debug("configuration", "active_source", a.cfg.ActiveSource, "sources", len(a.cfg.Sources),
 		"static", a.cfg.Static, "overrides", len(a.cfg.Overrides), "config_path", a.cfg.ConfigPath)
-	if err := events.Publish(a.pub, events.SourcesConfigured{Seq: 1, Sources: a.cfg.Sources, Static: a.cfg.Static}); err != nil {
-		return fmt.Errorf("publishing configured sources: %w", err)
-	}
 	if err := events.Publish(a.pub, events.OverridesChanged{Seq: 1, Overrides: a.cfg.Overrides}); err != nil {
 		return fmt.Errorf("publishing invocation overrides: %w", err)
+	}
+	if err := events.Publish(a.pub, events.SourcesConfigured{Seq: 1, Sources: a.cfg.Sources, Static: a.cfg.Static}); err != nil {
+		return fmt.Errorf("publishing configured sources: %w", err)
 	}
 	<-ctx.Done()
 	return nil

@@ -133,6 +133,12 @@ func TestCatalogBuilderOrdering(t *testing.T) {
 		scanIn <- encode(t, scan(1, src, scanned("a", skillMD("a", "old"))))
 		scanIn <- encode(t, scan(3, bundledSource()))
 		synctest.Wait()
+		// Every scan is in, but the first catalog waits for the overrides.
+		if n := len(pub.all()); n != 0 {
+			t.Fatalf("published %d catalogs before the overrides arrived, want 0", n)
+		}
+		ovIn <- encode(t, events.OverridesChanged{Seq: 1})
+		synctest.Wait()
 		msgs := pub.all()
 		if len(msgs) != 1 {
 			t.Fatalf("published %d catalogs, want 1", len(msgs))
@@ -148,8 +154,8 @@ func TestCatalogBuilderOrdering(t *testing.T) {
 		// A stale configuration changes nothing; overrides rebuild.
 		cfgIn <- encode(t, events.SourcesConfigured{Seq: 0})
 		f := false
-		ovIn <- encode(t, events.OverridesChanged{Seq: 1, Overrides: map[string]events.Override{"skills__a": {Assistant: &f}}})
-		ovIn <- encode(t, events.OverridesChanged{Seq: 1})
+		ovIn <- encode(t, events.OverridesChanged{Seq: 2, Overrides: map[string]events.Override{"skills__a": {Assistant: &f}}})
+		ovIn <- encode(t, events.OverridesChanged{Seq: 2})
 		synctest.Wait()
 		msgs = pub.all()
 		if len(msgs) != 2 {
