@@ -86,24 +86,43 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 		s.validate = true
 		args = args[1:]
 	}
+	flagsDone := false
 	for _, a := range args {
 		name, value, hasValue := strings.Cut(a, "=")
 		switch {
-		case !strings.HasPrefix(a, "-"):
+		case flagsDone || !strings.HasPrefix(a, "-"):
 			s.dirs = append(s.dirs, a)
+		case a == "--":
+			flagsDone = true // everything after it is a skill directory
 		case name == "--static":
-			s.static = true
-		case name == "--tools" && hasValue:
-			toolsFlag = value
-		case name == "--catalog" && hasValue:
-			catalogFlag = value
-		case name == "--trace" && hasValue:
-			traceFlag = value
+			if !hasValue {
+				s.static = true
+				break
+			}
+			b, err := strconv.ParseBool(value)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: want true or false; static mode stays off", a))
+				break
+			}
+			s.static = b
+		case name == "--tools" || name == "--catalog" || name == "--trace":
+			if !hasValue || value == "" {
+				warnings = append(warnings, fmt.Sprintf("flag %s needs a value in the same argument (%s=VALUE); ignored", name, name))
+				break
+			}
+			switch name {
+			case "--tools":
+				toolsFlag = value
+			case "--catalog":
+				catalogFlag = value
+			case "--trace":
+				traceFlag = value
+			}
 		case name == "--version" || name == "-v":
 			s.showVersion = true
 		case name == "--help" || name == "-h":
 			s.showHelp = true
-		case name == "--verbose":
+		case name == "--verbose" && !hasValue:
 			s.logLevel = slog.LevelDebug
 		case name == "--http":
 			warnings = append(warnings, fmt.Sprintf("flag %s: the HTTP transport is not in this release; serving stdio", a))
@@ -174,6 +193,7 @@ Flags:
   --static                                  fix the skill set at startup (env SKILLJACK_STATIC)
   --trace=FILE                              record every bus event as JSON lines (env SKILLJACK_TRACE)
   --verbose                                 debug logging (env SKILLJACK_LOG_LEVEL)
+  --                                        every later argument is a skill directory
   --version, --help
 
 See README.md for every environment variable and the config file.
@@ -182,12 +202,14 @@ See README.md for every environment variable and the config file.
 // run is the whole program; main only maps its error to the exit code.
 func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, getenv func(string) string) error {
 	set, warnings := parseArgs(args, getenv)
+	// --help and --version answer a person at a terminal, not an MCP client,
+	// so they go to stdout like any other command's.
 	if set.showHelp {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	if set.showVersion {
-		fmt.Fprintln(stderr, "skilljack-mcp", buildVersion())
+		fmt.Fprintln(stdout, "skilljack-mcp", buildVersion())
 		return nil
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: set.logLevel}))
@@ -306,8 +328,26 @@ func logStart(log *slog.Logger, cat *events.Catalog, cfg actors.Config, set sett
 }
 
 // validate scans every source once and prints one line per finding to out.
-// It returns an error when some skill was skipped.
+// It returns an error when no skill folder was given, when a local source
+// does not exist, or when some skill was skipped.
 func validate(ctx context.Context, cfg actors.Config, out io.Writer, log *slog.Logger) error {
+	var missing []string
+	given := 0
+	for _, src := range cfg.Sources {
+		if src.Kind == events.SourceBundled {
+			continue
+		}
+		given++
+		if src.Kind != events.SourceLocal {
+			continue
+		}
+		if fi, err := os.Stat(src.Root); err != nil || !fi.IsDir() {
+			missing = append(missing, src.Root)
+		}
+	}
+	if given == 0 {
+		return errors.New("validate: no skill folder given (pass one or more, or set SKILLS_DIR)")
+	}
 	cat, err := actors.Validate(ctx, cfg, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log})
 	if err != nil {
 		return err
@@ -324,7 +364,10 @@ func validate(ctx context.Context, cfg actors.Config, out io.Writer, log *slog.L
 		}
 	}
 	fmt.Fprintf(out, "%d skills served, %d findings, %d skipped\n", len(cat.Skills), len(cat.Diagnostics), skipped)
-	if skipped > 0 {
+	switch {
+	case len(missing) > 0:
+		return fmt.Errorf("validate: not a skill folder: %s", strings.Join(missing, ", "))
+	case skipped > 0:
 		return fmt.Errorf("%d skill(s) skipped", skipped)
 	}
 	return nil

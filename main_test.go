@@ -45,6 +45,10 @@ func TestParseArgs(t *testing.T) {
 		{name: "unknown flag warns", args: []string{"--frobnicate"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20, wantWarnings: 1},
 		{name: "max file size", env: map[string]string{"MAX_FILE_SIZE_MB": "3"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 3 << 20},
 		{name: "bad max file size falls back to 1", env: map[string]string{"MAX_FILE_SIZE_MB": "lots"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20, wantWarnings: 1},
+		{name: "static=false", args: []string{"--static=false"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20},
+		{name: "static=bogus warns", args: []string{"--static=maybe"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20, wantWarnings: 1},
+		{name: "flag without value warns", args: []string{"--tools", "--catalog="}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20, wantWarnings: 2},
+		{name: "double dash ends flags", args: []string{"--", "-odd-dir"}, wantDirs: []string{"-odd-dir"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20},
 		{name: "validate subcommand", args: []string{"validate", "x"}, wantValidate: true, wantDirs: []string{"x"}, wantTools: "auto", wantCatalog: "instructions", wantMax: 1 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,6 +154,13 @@ func TestValidateCommand(t *testing.T) {
 	err := run(t.Context(), []string{"validate", filepath.Join(dir, "skills")}, io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, io.Discard, os.Getenv)
 	if err != nil {
 		t.Errorf("validate of a clean folder = %v\n%s", err, out.String())
+	}
+	// A folder that does not exist, or none at all, fails.
+	if err := run(t.Context(), []string{"validate", filepath.Join(dir, "nope")}, io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, io.Discard, os.Getenv); err == nil {
+		t.Error("validate of a missing folder succeeded")
+	}
+	if err := run(t.Context(), []string{"validate"}, io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, io.Discard, os.Getenv); err == nil {
+		t.Error("validate with no folder succeeded")
 	}
 	write("bad/SKILL.md", "# no frontmatter\n")
 	out.Reset()
