@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,13 +31,15 @@ const (
 // BuildCatalog turns one configuration, the newest scan of each of its
 // sources (keyed by [events.Source.ID]) and the invocation overrides into
 // catalog version version. It is pure: no I/O, no logging; what is off goes
-// into the catalog's Diagnostics (one per SKILL.md, plus the scans' own).
-// Sources are taken in cfg order; a source without a scan contributes
-// nothing. A SKILL.md without usable frontmatter or without a non-empty
-// string description is skipped (BR-07); naming problems are warnings
-// (BR-08, BR-09, BR-12); the first source, and within it the first skill
-// found, wins a duplicate qualified name or URI. The arguments are only
-// read; the result shares the scans' file slices and must not be modified.
+// into the catalog's Diagnostics (one per SKILL.md, plus one per duplicate,
+// plus the scans' own). Sources are taken in cfg order; a source without a
+// scan contributes nothing. A SKILL.md without usable frontmatter or without
+// a non-empty string description is skipped (BR-07); naming problems are
+// warnings (BR-08, BR-09, BR-12). A duplicate qualified name or URI goes to
+// the first source; within one source, to the skill whose name equals its
+// folder name (ASF-R09), then to the first found, so a misnamed sibling
+// never hides a correct skill. The arguments are only read; the result
+// shares the scans' file slices and must not be modified.
 func BuildCatalog(version uint64, cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) *events.Catalog {
 	var (
 		skills []events.Skill
@@ -44,33 +47,58 @@ func BuildCatalog(version uint64, cfg events.SourcesConfigured, scans map[string
 		byName = map[string]string{}
 		byURI  = map[string]string{}
 	)
+	type candidate struct {
+		sk     events.Skill
+		file   string
+		digest string
+		diags  []events.Diagnostic
+	}
 	for _, src := range cfg.Sources {
 		scan, ok := scans[src.ID]
 		if !ok {
 			continue
 		}
 		diags = append(diags, scan.Diagnostics...)
+		var cands, preferred, rest []*candidate
+		claimed := map[string]bool{} // SKILL.md files of this source served
 		for _, ss := range scan.Skills {
 			sk, d, ok := buildSkill(src, ss)
+			c := &candidate{sk: sk, file: mdFile(src, ss)}
 			if d != nil {
-				diags = append(diags, *d)
+				c.diags = append(c.diags, *d)
 			}
+			cands = append(cands, c)
 			if !ok {
 				continue
 			}
-			file := mdFile(src, ss)
-			winner, dupName := byName[sk.QualifiedName]
-			if !dupName {
-				winner, ok = byURI[sk.URI]
+			c.digest = ss.Files[0].Digest
+			if sk.Name == path.Base(ss.RelDir) {
+				preferred = append(preferred, c)
+			} else {
+				rest = append(rest, c)
 			}
-			if dupName || ok {
-				diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Version: ss.Files[0].Digest,
-					Message: fmt.Sprintf("%s: duplicate skill %s (%s): the one from %s wins (first source wins); this one is not served",
-						file, sk.QualifiedName, sk.URI, winner)})
+		}
+		// Skills whose name matches their folder claim names and URIs
+		// first; each group in walk order.
+		for _, c := range append(preferred, rest...) {
+			sk := &c.sk
+			winner, dup := byName[sk.QualifiedName]
+			if !dup {
+				winner, dup = byURI[sk.URI]
+			}
+			if dup {
+				why := "the first source wins"
+				if claimed[winner] {
+					why = "in one source, a skill whose name equals its folder name wins, then the first found"
+				}
+				c.diags = append(c.diags, events.Diagnostic{File: c.file, Level: events.LevelWarn, Version: c.digest,
+					Message: fmt.Sprintf("%s: duplicate skill %s (%s): the one from %s wins (%s); this one is not served",
+						c.file, sk.QualifiedName, sk.URI, winner, why)})
 				continue
 			}
-			byName[sk.QualifiedName] = file
-			byURI[sk.URI] = file
+			byName[sk.QualifiedName] = c.file
+			byURI[sk.URI] = c.file
+			claimed[c.file] = true
 			if o, ok := overrides[sk.QualifiedName]; ok {
 				if o.Assistant != nil {
 					sk.ModelInvocable, sk.AssistantOverridden = *o.Assistant, true
@@ -79,7 +107,10 @@ func BuildCatalog(version uint64, cfg events.SourcesConfigured, scans map[string
 					sk.UserInvocable, sk.UserOverridden = *o.User, true
 				}
 			}
-			skills = append(skills, sk)
+			skills = append(skills, *sk)
+		}
+		for _, c := range cands {
+			diags = append(diags, c.diags...)
 		}
 	}
 	return events.NewCatalog(version, cfg.Static, skills, diags)
@@ -136,6 +167,13 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	if fm.fallback != "" {
 		note("", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.fallback)
 	}
+	if len(fm.dupKeys) > 0 {
+		quoted := make([]string, len(fm.dupKeys))
+		for i, k := range fm.dupKeys {
+			quoted[i] = strconv.Quote(k)
+		}
+		note("ASF-R27", "frontmatter keys given more than once: %s; the last occurrence of each is used", strings.Join(quoted, ", "))
+	}
 
 	folder := path.Base(ss.RelDir)
 	rawName, nameIsString, namePresent := fm.str("name")
@@ -152,6 +190,11 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	case name == "":
 		name = folder
 		note("ASF-R05", "name is empty; the folder name %q is used", folder)
+	case !segmentSafe(name):
+		// The name would add, climb or break URI path segments
+		// (skill://src/../../evil, a name inside another skill's path).
+		name = folder
+		note("ASF-R06", "name %q cannot be a URI path segment (it holds / or \\, is . or .., or has control characters); the folder name %q is used", rawName, folder)
 	default:
 		broken, brokenRules := nameProblems(name)
 		if name != folder {
@@ -238,6 +281,16 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(rules, ","), Message: msg, Version: version}
 	}
 	return sk, d, true
+}
+
+// segmentSafe reports whether a trimmed, non-empty name can be one segment
+// of a skill path: no / or \, not . or .., no control characters. Other
+// characters (spaces, uppercase) are percent-encoded in URIs (BR-09).
+func segmentSafe(name string) bool {
+	if name == "." || name == ".." || strings.ContainsAny(name, "/\\") {
+		return false
+	}
+	return !strings.ContainsFunc(name, unicode.IsControl)
 }
 
 // nameProblems lists the Agent Skills naming rules name breaks

@@ -396,3 +396,146 @@ func TestBuildCatalogSourcesAndDuplicates(t *testing.T) {
 		t.Errorf("duplicate warnings, carried hints = %d, %d; want 2, 1 in %+v", dups, hints, cat.Diagnostics)
 	}
 }
+
+// TestBuildCatalogMisnamedSibling pins the finding "a misnamed sibling hides
+// a correct skill": within one source, a skill whose name equals its folder
+// name (ASF-R09) wins a duplicate over one found earlier that does not; the
+// loser gets one warning naming both files. Across sources the first source
+// still wins.
+func TestBuildCatalogMisnamedSibling(t *testing.T) {
+	impostor := scanned("impostor", skillMD("one", "the impostor"))
+	one := scanned("one", skillMD("one", "the real one"))
+
+	cat := buildOne(t, impostor, one)
+	if len(cat.Skills) != 1 || cat.Skills[0].Dir != "/r/skills/one" || cat.Skills[0].Description != "the real one" {
+		t.Fatalf("Skills = %+v, want only /r/skills/one", cat.Skills)
+	}
+	var dups []events.Diagnostic
+	for _, d := range cat.Diagnostics {
+		if strings.Contains(d.Message, "duplicate skill") {
+			dups = append(dups, d)
+		}
+	}
+	if len(dups) != 1 || dups[0].File != "/r/skills/impostor/SKILL.md" ||
+		!strings.Contains(dups[0].Message, "/r/skills/impostor/SKILL.md") || !strings.Contains(dups[0].Message, "/r/skills/one/SKILL.md") {
+		t.Errorf("duplicate warnings = %+v, want one on the impostor naming both files", dups)
+	}
+
+	// Walk order decides between two skills that both match, or both do not.
+	cat = buildOne(t, scanned("a", skillMD("z", "first")), scanned("b", skillMD("z", "second")))
+	if len(cat.Skills) != 1 || cat.Skills[0].Description != "first" {
+		t.Errorf("Skills = %+v, want the first found", cat.Skills)
+	}
+
+	// Across sources the first source wins, even with a misnamed skill.
+	second := events.Source{ID: "1", Kind: events.SourceLocal, Root: "/o/skills", Prefix: "skills"}
+	other := scanned("one", skillMD("one", "second source"))
+	other.Dir = "/o/skills/one"
+	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{localSrc, second}}
+	cat = actors.BuildCatalog(1, cfg, map[string]events.SourceScanned{
+		"0": {Source: localSrc, Skills: []events.ScannedSkill{impostor}},
+		"1": {Source: second, Skills: []events.ScannedSkill{other}},
+	}, nil)
+	if len(cat.Skills) != 1 || cat.Skills[0].Description != "the impostor" {
+		t.Errorf("Skills = %+v, want the first source's", cat.Skills)
+	}
+}
+
+// TestBuildCatalogPathNames pins the finding "a frontmatter name can inject
+// path segments": a name with / or \, . or .., or control characters is not
+// used in the skill path; the folder name is, with one warning quoting the
+// name, and the skill is left out of skills/list. The frontmatter stays
+// verbatim.
+func TestBuildCatalogPathNames(t *testing.T) {
+	tests := []struct {
+		name, folder, fmName, wantFM string
+	}{
+		{"climbs", "evil", "../../evil", `"../../evil"`},
+		{"enters another skill's path", "x", "one/extra", `"one/extra"`},
+		{"backslash", "x", `a\b`, `"a\\b"`},
+		{"dot-dot", "x", "..", `".."`},
+		{"dot", "x", "'.'", `"."`},
+		{"control character", "x", `"a\tb"`, `"a\tb"`},
+		{"trailing slash", "x", "x/", `"x/"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cat := buildOne(t, scanned(tc.folder, "---\nname: "+tc.fmName+"\ndescription: d\n---\n"))
+			if len(cat.Skills) != 1 {
+				t.Fatalf("Skills = %d, want 1; %+v", len(cat.Skills), cat.Diagnostics)
+			}
+			s := cat.Skills[0]
+			wantURI := "skill://skills/" + tc.folder + "/SKILL.md"
+			if s.URI != wantURI || s.SkillPath != "skills/"+tc.folder || s.Name != tc.folder || s.Listed {
+				t.Errorf("skill = %s %s %q listed=%v; want %s, the folder name, not listed", s.URI, s.SkillPath, s.Name, s.Listed, wantURI)
+			}
+			if got, want := compactJSON(t, s.Frontmatter), `{"name":`+tc.wantFM+`,"description":"d"}`; got != want {
+				t.Errorf("Frontmatter = %s, want %s", got, want)
+			}
+			if len(cat.Diagnostics) != 1 || !strings.Contains(cat.Diagnostics[0].Message, "cannot be a URI path segment") ||
+				!strings.Contains(cat.Diagnostics[0].Message, "/r/skills/"+tc.folder+"/SKILL.md") {
+				t.Errorf("Diagnostics = %+v, want one naming the file and the name", cat.Diagnostics)
+			}
+		})
+	}
+	// Spaces stay as BR-09 has them: used as written, percent-encoded.
+	cat := buildOne(t, scanned("x", skillMD("with space", "d")))
+	if s := cat.Skills[0]; s.URI != "skill://skills/with%20space/SKILL.md" {
+		t.Errorf("URI = %s, want the name percent-encoded", s.URI)
+	}
+}
+
+// TestBuildCatalogDuplicateKeys pins the finding "duplicate top-level
+// keys" (ASF-R27): the last occurrence of a key is what the rendered JSON
+// holds and what name, description and flags are read from, with one
+// warning naming the file and the keys.
+func TestBuildCatalogDuplicateKeys(t *testing.T) {
+	tests := []struct {
+		name, md, wantURI, wantFM, wantDesc string
+		wantModel                           bool
+		wantKeys                            []string
+	}{
+		{
+			name:    "name twice",
+			md:      "---\nname: dupkey\nname: dupkey2\ndescription: d\n---\n",
+			wantURI: "skill://skills/dupkey2/SKILL.md", wantFM: `{"name":"dupkey2","description":"d"}`, wantDesc: "d",
+			wantModel: true, wantKeys: []string{`"name"`},
+		},
+		{
+			name:    "description and flag twice, order of the last kept",
+			md:      "---\ndescription: one\nname: dupkey2\ndisable-model-invocation: true\ndescription: two\ndisable-model-invocation: false\n---\n",
+			wantURI: "skill://skills/dupkey2/SKILL.md", wantFM: `{"name":"dupkey2","description":"two","disable-model-invocation":false}`, wantDesc: "two",
+			wantModel: true, wantKeys: []string{`"description"`, `"disable-model-invocation"`},
+		},
+		{
+			name:    "line-based fallback too",
+			md:      "---\nname: dupkey\ndescription: a: b\nname: dupkey2\n---\n",
+			wantURI: "skill://skills/dupkey2/SKILL.md", wantFM: `{"description":"a: b","name":"dupkey2"}`, wantDesc: "a: b",
+			wantModel: true, wantKeys: []string{`"name"`, "line-based"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cat := buildOne(t, scanned("dupkey2", tc.md))
+			if len(cat.Skills) != 1 {
+				t.Fatalf("Skills = %d, want 1; %+v", len(cat.Skills), cat.Diagnostics)
+			}
+			s := cat.Skills[0]
+			if got := compactJSON(t, s.Frontmatter); got != tc.wantFM {
+				t.Errorf("Frontmatter = %s, want %s", got, tc.wantFM)
+			}
+			if s.URI != tc.wantURI || s.Description != tc.wantDesc || s.ModelInvocable != tc.wantModel {
+				t.Errorf("skill = %s %q model=%v; want %s %q model=%v", s.URI, s.Description, s.ModelInvocable, tc.wantURI, tc.wantDesc, tc.wantModel)
+			}
+			if len(cat.Diagnostics) != 1 {
+				t.Fatalf("Diagnostics = %+v, want one", cat.Diagnostics)
+			}
+			d := cat.Diagnostics[0]
+			for _, sub := range append([]string{"/r/skills/dupkey2/SKILL.md", "more than once"}, tc.wantKeys...) {
+				if !strings.Contains(d.Message, sub) {
+					t.Errorf("diagnostic %q does not contain %q", d.Message, sub)
+				}
+			}
+		})
+	}
+}

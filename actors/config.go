@@ -1,17 +1,21 @@
 package actors
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
@@ -46,8 +50,9 @@ type Config struct {
 	// source last (ID "bundled", Kind bundled, Root ".", Prefix "").
 	Sources []events.Source
 	// Static is true when the skill set is fixed at startup: --static, else
-	// SKILLJACK_STATIC (true, 1 or yes, case-insensitive) when set, else
-	// the config file's staticMode.
+	// SKILLJACK_STATIC when set (true, 1 or yes, case-insensitive; any
+	// value other than these and false, 0, no is warned about and read as
+	// false), else the config file's staticMode when it is a boolean.
 	Static bool
 	// Overrides are the config file's skillInvocationOverrides, keyed by
 	// qualified name; only boolean assistant/user values are kept and empty
@@ -73,19 +78,26 @@ const (
 const BundledSourceID = "bundled"
 
 // configFile is the part of ~/.skilljack/config.json this release reads.
-// Fields are decoded loosely so that one wrong value does not void the rest.
+// Each key is checked on its own, so that one wrong value voids only itself
+// (with a warning), never the rest of the file.
 type configFile struct {
-	SkillDirectories         []any                     `json:"skillDirectories"`
-	StaticMode               any                       `json:"staticMode"`
-	SkillInvocationOverrides map[string]map[string]any `json:"skillInvocationOverrides"`
+	// dirs are the string entries of skillDirectories, trimmed, non-empty.
+	dirs []string
+	// static is staticMode when it is a boolean.
+	static *bool
+	// overrides are the usable skillInvocationOverrides entries.
+	overrides map[string]events.Override
 }
 
 // LoadConfig works out the configuration from arguments, environment and the
 // config file. The source list is the first non-empty of: the positional
 // arguments, SKILLS_DIR (comma list), the config file's skillDirectories
 // (exclusive, not merged). A missing config file means defaults; an
-// unparseable one too, with a warning. Local paths are made absolute
-// ("~/" expanded) and de-duplicated; a missing one is kept with a warning.
+// unparseable one too, with a warning. A key, list entry or override flag
+// of the wrong type is left out with a warning naming the file and the key;
+// the rest of the file is kept. Local paths are made absolute
+// ("~/" expanded) and de-duplicated; a missing one is kept without a
+// warning here, as the hasher's scan of it reports it.
 // GitHub and well-known entries are kept (Root "") with a warning that this
 // release does not serve them. It only reads; it never writes the config
 // file. It fails only when the working or home directory cannot be found.
@@ -124,48 +136,41 @@ func LoadConfig(opts ConfigOptions) (Config, error) {
 	case len(splitList(getenv("SKILLS_DIR"))) > 0:
 		entries, cfg.ActiveSource = splitList(getenv("SKILLS_DIR")), activeEnv
 	default:
-		var dirs []string
-		for _, d := range file.SkillDirectories {
-			if s, ok := d.(string); ok && strings.TrimSpace(s) != "" {
-				dirs = append(dirs, strings.TrimSpace(s))
-			}
-		}
-		entries, cfg.ActiveSource = dirs, activeConfig
-		if len(dirs) == 0 {
+		entries, cfg.ActiveSource = file.dirs, activeConfig
+		if len(file.dirs) == 0 {
 			cfg.ActiveSource = activeNone
 		}
 	}
 	cfg.Sources = buildSources(entries, home, cwd, log)
 
-	switch env := strings.TrimSpace(getenv("SKILLJACK_STATIC")); {
+	env := strings.TrimSpace(getenv("SKILLJACK_STATIC"))
+	envStatic, envOK := parseBool(env)
+	if env != "" && !envOK {
+		log.Warn("SKILLJACK_STATIC is not one of true, 1, yes, false, 0, no; read as false", "value", env)
+	}
+	switch {
 	case opts.Static:
 		cfg.Static = true
 	case env != "":
-		cfg.Static = isTruthy(env)
-	default:
-		b, _ := file.StaticMode.(bool)
-		cfg.Static = b
+		cfg.Static = envStatic
+	case file.static != nil:
+		cfg.Static = *file.static
 	}
-
-	for name, o := range file.SkillInvocationOverrides {
-		var ov events.Override
-		if b, ok := o["assistant"].(bool); ok {
-			ov.Assistant = &b
-		}
-		if b, ok := o["user"].(bool); ok {
-			ov.User = &b
-		}
-		if ov.Assistant != nil || ov.User != nil {
-			cfg.Overrides[name] = ov
-		}
+	for name, ov := range file.overrides {
+		cfg.Overrides[name] = ov
 	}
 	return cfg, nil
 }
 
-// readConfigFile returns the parsed config file, or the zero value when it
-// is missing or cannot be read or parsed (then with a warning).
+// readConfigFile returns the usable parts of the config file: nothing when
+// it is missing, or cannot be read or parsed as a JSON object (then with a
+// warning). A key holding the wrong type, a skillDirectories entry that is
+// not a non-empty string and an override flag that is not a boolean are
+// each left out with one warning naming the file and the key (reference
+// §2.3: only strings and booleans are kept). Keys this release does not
+// read are ignored.
 func readConfigFile(path string, log *slog.Logger) configFile {
-	var f configFile
+	f := configFile{overrides: map[string]events.Override{}}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -173,11 +178,101 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 		}
 		return f
 	}
-	if err := json.Unmarshal(b, &f); err != nil {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
 		log.Warn("cannot parse config file; using defaults", "path", path, "error", err)
-		return configFile{}
+		return f
+	}
+	wrong := func(key, want string, raw json.RawMessage) {
+		log.Warn("config file value ignored: "+key+" is not "+want, "path", path, "key", key, "value", snippet(raw))
+	}
+
+	if raw, ok := top["skillDirectories"]; ok && !isNull(raw) {
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) != nil {
+			wrong("skillDirectories", "a list of strings", raw)
+		}
+		for i, item := range list {
+			var d string
+			if json.Unmarshal(item, &d) != nil || strings.TrimSpace(d) == "" {
+				wrong(fmt.Sprintf("skillDirectories[%d]", i), "a non-empty string; entry dropped", item)
+				continue
+			}
+			f.dirs = append(f.dirs, strings.TrimSpace(d))
+		}
+	}
+
+	if raw, ok := top["staticMode"]; ok && !isNull(raw) {
+		var v bool
+		if json.Unmarshal(raw, &v) != nil {
+			wrong("staticMode", "a boolean", raw)
+		} else {
+			f.static = &v
+		}
+	}
+
+	if raw, ok := top["skillInvocationOverrides"]; ok && !isNull(raw) {
+		var all map[string]json.RawMessage
+		if json.Unmarshal(raw, &all) != nil {
+			wrong("skillInvocationOverrides", "an object", raw)
+		}
+		for _, name := range slices.Sorted(maps.Keys(all)) {
+			rawOv := all[name]
+			key := fmt.Sprintf("skillInvocationOverrides[%q]", name)
+			var o map[string]json.RawMessage
+			if json.Unmarshal(rawOv, &o) != nil || o == nil {
+				wrong(key, "an object", rawOv)
+				continue
+			}
+			var ov events.Override
+			for _, fl := range []struct {
+				name string
+				dst  **bool
+			}{{"assistant", &ov.Assistant}, {"user", &ov.User}} {
+				flag, dst := fl.name, fl.dst
+				rawFlag, ok := o[flag]
+				if !ok {
+					continue
+				}
+				var v bool
+				if json.Unmarshal(rawFlag, &v) != nil || isNull(rawFlag) {
+					wrong(key+"."+flag, "a boolean", rawFlag)
+					continue
+				}
+				*dst = &v
+			}
+			if ov.Assistant != nil || ov.User != nil {
+				f.overrides[name] = ov
+			}
+		}
 	}
 	return f
+}
+
+func isNull(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == "null"
+}
+
+// maxSnippet bounds how much of a wrong config value a warning quotes: enough
+// to recognise it, not a whole pasted object.
+const maxSnippet = 60
+
+// snippet returns raw compacted and cut to [maxSnippet] bytes for a log line.
+func snippet(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		b.Reset()
+		b.Write(raw)
+	}
+	s := b.String()
+	if len(s) > maxSnippet {
+		cut := maxSnippet
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }
 
 // splitList splits each of vs at commas, trims the parts and drops empty
@@ -194,12 +289,17 @@ func splitList(vs ...string) []string {
 	return out
 }
 
-func isTruthy(v string) bool {
+// parseBool reads a SKILLJACK_STATIC-style flag, case-insensitively: true,
+// 1, yes are true; false, 0, no are false; ok is false for anything else,
+// including "" (the caller treats empty as unset).
+func parseBool(v string) (b, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "true", "1", "yes":
-		return true
+		return true, true
+	case "false", "0", "no":
+		return false, true
 	}
-	return false
+	return false, false
 }
 
 // buildSources classifies, resolves, de-duplicates and prefixes entries and
@@ -234,14 +334,10 @@ func buildSources(entries []string, home, cwd string, log *slog.Logger) []events
 			continue
 		}
 		seen[key] = true
-		switch src.Kind {
-		case events.SourceLocal:
-			if fi, err := os.Stat(src.Root); err != nil {
-				log.Warn("skill directory not found: "+src.Root, "path", src.Root, "error", err)
-			} else if !fi.IsDir() {
-				log.Warn("skill directory is not a directory: "+src.Root, "path", src.Root)
-			}
-		default:
+		// A missing or unusable local root is reported by the scan of it
+		// (one diagnostic, logged by the catalog builder and listed by
+		// Validate), not here as well.
+		if src.Kind != events.SourceLocal {
 			log.Warn("remote sources are not served by this release yet: "+e, "source", e, "kind", string(src.Kind))
 		}
 		if prefixes[src.Prefix] {

@@ -39,6 +39,7 @@ func TestLoadConfig(t *testing.T) {
 		configJSON string // "" → no file
 		want       actors.Config
 		wantLog    []string
+		notLog     []string
 	}{
 		{
 			name: "no directories at all: only bundled",
@@ -64,12 +65,37 @@ func TestLoadConfig(t *testing.T) {
 			}, ActiveSource: "env"},
 		},
 		{
-			name:       "config file directories; non-strings dropped",
+			// Finding 6: dropped entries were not reported.
+			name:       "config file directories; non-strings dropped, each with a warning",
 			env:        map[string]string{"SKILLS_DIR": " , "},
-			configJSON: `{"skillDirectories": [7, "` + filepath.Join(base, "cfg1") + `", null]}`,
+			configJSON: `{"skillDirectories": [7, "` + filepath.Join(base, "cfg1") + `", null, " "]}`,
 			want: actors.Config{Sources: []events.Source{
 				local("0", filepath.Join(base, "cfg1"), "cfg1"), bundledSource(),
 			}, ActiveSource: "config"},
+			wantLog: []string{
+				"key=skillDirectories[0] value=7", "key=skillDirectories[2] value=null", `key=skillDirectories[3] value="\" \""`,
+				"path=" + filepath.Join(home, ".skilljack", "config.json"),
+			},
+		},
+		{
+			// Finding 6: one wrongly typed key voided the whole file.
+			name:       "a wrongly typed key is left out, the rest of the file is kept",
+			configJSON: `{"skillDirectories": ["` + filepath.Join(base, "cfg1") + `"], "skillInvocationOverrides": [1], "staticMode": true}`,
+			want: actors.Config{Sources: []events.Source{
+				local("0", filepath.Join(base, "cfg1"), "cfg1"), bundledSource(),
+			}, Static: true, ActiveSource: "config"},
+			wantLog: []string{"skillInvocationOverrides is not an object", "key=skillInvocationOverrides", "value=[1]", "path=" + filepath.Join(home, ".skilljack", "config.json")},
+		},
+		{
+			name:       "skillDirectories not a list",
+			configJSON: `{"skillDirectories": "` + filepath.Join(base, "cfg1") + `"}`,
+			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			wantLog:    []string{"skillDirectories is not a list of strings"},
+		},
+		{
+			name:       "null values are absent, not wrong",
+			configJSON: `{"skillDirectories": null, "staticMode": null, "skillInvocationOverrides": null}`,
+			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
 		},
 		{
 			name: "duplicates removed, same basename disambiguated, missing path kept with a warning",
@@ -80,7 +106,9 @@ func TestLoadConfig(t *testing.T) {
 				{ID: "2", Kind: events.SourceLocal, Location: "gone", Root: filepath.Join(cwd, "gone"), Prefix: "gone"},
 				bundledSource(),
 			}, ActiveSource: "cli"},
-			wantLog: []string{"two sources with the same prefix: disambiguated, never shadowed silently", "skill directory not found: " + filepath.Join(cwd, "gone")},
+			wantLog: []string{"two sources with the same prefix: disambiguated, never shadowed silently"},
+			// Finding 5: the scan reports a missing folder; LoadConfig did too.
+			notLog: []string{"gone"},
 		},
 		{
 			name: "remote sources kept with a warning",
@@ -122,9 +150,25 @@ func TestLoadConfig(t *testing.T) {
 			wantLog:    []string{"cannot parse config file"},
 		},
 		{
-			name:       "wrongly typed keys are ignored",
+			// Finding 6: staticMode "yes" was silently false.
+			name:       "staticMode not a boolean is ignored with a warning; unknown keys silently",
 			configJSON: `{"staticMode": "yes", "unknownKey": 1}`,
 			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			wantLog:    []string{"staticMode is not a boolean", `value="\"yes\""`},
+			notLog:     []string{"unknownKey"},
+		},
+		{
+			// Finding 6: SKILLJACK_STATIC=maybe was silently false.
+			name:       "static: SKILLJACK_STATIC=maybe warns and reads false",
+			env:        map[string]string{"SKILLJACK_STATIC": "maybe"},
+			configJSON: `{"staticMode": true}`,
+			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			wantLog:    []string{"SKILLJACK_STATIC is not one of", "value=maybe"},
+		},
+		{
+			name: "static: SKILLJACK_STATIC=0 is a valid false",
+			env:  map[string]string{"SKILLJACK_STATIC": "0"},
+			want: actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
 		},
 	}
 	for _, tc := range tests {
@@ -154,6 +198,11 @@ func TestLoadConfig(t *testing.T) {
 					t.Errorf("log does not contain %q:\n%s", s, buf)
 				}
 			}
+			for _, s := range tc.notLog {
+				if strings.Contains(buf.String(), s) {
+					t.Errorf("log contains %q:\n%s", s, buf)
+				}
+			}
 			if tc.wantLog == nil && strings.Contains(buf.String(), "level=WARN") {
 				t.Errorf("unexpected warning:\n%s", buf)
 			}
@@ -163,7 +212,8 @@ func TestLoadConfig(t *testing.T) {
 
 // TestLoadConfigHomeAndOverrides checks that HOME is honoured when Home is
 // empty, that the config file is only read, and that overrides keep only
-// boolean values.
+// boolean values, warning about each other one by its skill key (finding
+// 6).
 func TestLoadConfigHomeAndOverrides(t *testing.T) {
 	home := t.TempDir()
 	cfgPath := filepath.Join(home, ".skilljack", "config.json")
@@ -171,10 +221,13 @@ func TestLoadConfigHomeAndOverrides(t *testing.T) {
   "skillInvocationOverrides": {
     "skills__a": {"assistant": false, "user": true},
     "skills__b": {"assistant": "no"},
-    "skills__c": {"user": false, "other": 1}
+    "skills__c": {"user": false, "other": 1},
+    "skills__d": true,
+    "skills__e": {"assistant": null, "user": 0}
   }
 }`})
 	before, _ := os.ReadFile(cfgPath)
+	log, buf := captureLogger()
 	got, err := actors.LoadConfig(actors.ConfigOptions{
 		Getenv: func(k string) string {
 			if k == "HOME" {
@@ -182,10 +235,27 @@ func TestLoadConfigHomeAndOverrides(t *testing.T) {
 			}
 			return ""
 		},
-		Cwd: home,
+		Cwd:    home,
+		Logger: log,
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var warned []string
+	for line := range strings.Lines(buf.String()) {
+		if _, key, ok := strings.Cut(line, " key="); ok {
+			key, _, _ = strings.Cut(key, " ")
+			warned = append(warned, key)
+		}
+	}
+	wantWarned := []string{
+		`"skillInvocationOverrides[\"skills__b\"].assistant"`,
+		`"skillInvocationOverrides[\"skills__d\"]"`,
+		`"skillInvocationOverrides[\"skills__e\"].assistant"`,
+		`"skillInvocationOverrides[\"skills__e\"].user"`,
+	}
+	if diff := cmp.Diff(wantWarned, warned); diff != "" {
+		t.Errorf("warned keys mismatch (-want +got):\n%s\n%s", diff, buf)
 	}
 	if got.ConfigPath != cfgPath {
 		t.Errorf("ConfigPath = %q, want %q", got.ConfigPath, cfgPath)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,9 @@ type frontmatter struct {
 	// fallback is non-empty when strict parsing failed and the line-based
 	// reading was used (BR-01); it holds the parser's message.
 	fallback string
+	// dupKeys are the top-level keys given more than once, in file order.
+	// root and json keep only the last occurrence of each (ASF-R27).
+	dupKeys []string
 }
 
 // parseFrontmatter reads the frontmatter of a SKILL.md's raw bytes. One
@@ -43,7 +47,9 @@ type frontmatter struct {
 // the first later line that is `---` plus optional white space. The YAML is
 // decoded strictly into a node (types kept: `name: 123` is an int); when that
 // fails, top-level `key: value` lines are read as strings instead (BR-01)
-// and fallback reports why. It returns an error naming the reason when there
+// and fallback reports why. A top-level key given more than once keeps only
+// its last occurrence, in root and json alike, and is listed in dupKeys.
+// It returns an error naming the reason when there
 // is no frontmatter, it is not closed, or it is not a mapping. It does no
 // I/O and does not modify b.
 func parseFrontmatter(b []byte) (*frontmatter, error) {
@@ -82,13 +88,14 @@ func parseFrontmatter(b []byte) (*frontmatter, error) {
 		if root.Kind != yaml.MappingNode {
 			return nil, errNotMapping
 		}
+		root, dups := lastOccurrences(root)
 		js, jerr := renderJSON(root)
 		if jerr != nil {
 			return nil, fmt.Errorf("rendering frontmatter as JSON: %w", jerr)
 		}
-		return &frontmatter{root: root, json: js}, nil
+		return &frontmatter{root: root, json: js, dupKeys: dups}, nil
 	}
-	root := lineMapping(header)
+	root, dups := lastOccurrences(lineMapping(header))
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%w: %v", errEmptyFallbacks, err)
 	}
@@ -96,7 +103,36 @@ func parseFrontmatter(b []byte) (*frontmatter, error) {
 	if jerr != nil {
 		return nil, fmt.Errorf("rendering frontmatter as JSON: %w", jerr)
 	}
-	return &frontmatter{root: root, json: js, fallback: err.Error()}, nil
+	return &frontmatter{root: root, json: js, fallback: err.Error(), dupKeys: dups}, nil
+}
+
+// lastOccurrences returns m without the earlier occurrences of a key given
+// more than once, and those keys in file order. yaml.v3 accepts duplicate
+// keys in a node; a JSON client of the rendered frontmatter sees the last
+// value, so every field is read from that same view. Keys are compared as
+// rendered (their scalar text). m itself is not modified.
+func lastOccurrences(m *yaml.Node) (*yaml.Node, []string) {
+	last := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		last[resolveAlias(m.Content[i]).Value] = i
+	}
+	if 2*len(last) == len(m.Content)-len(m.Content)%2 {
+		return m, nil
+	}
+	out := *m
+	out.Content = make([]*yaml.Node, 0, 2*len(last))
+	var dups []string
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := resolveAlias(m.Content[i]).Value
+		if last[k] != i {
+			if !slices.Contains(dups, k) {
+				dups = append(dups, k)
+			}
+			continue
+		}
+		out.Content = append(out.Content, m.Content[i], m.Content[i+1])
+	}
+	return &out, dups
 }
 
 // cutLine splits s at its first '\n'. ok reports whether there was one.
@@ -108,10 +144,9 @@ func cutLine(s string) (line, rest string, ok bool) {
 // lineMapping reads top-level `key: value` lines the way Claude Code does
 // when YAML fails: key is the text before the first ": ", value everything
 // after it, trimmed, as a string (BR-01). Indented lines, comments and lines
-// without ": " are ignored; a later duplicate key replaces the earlier one.
+// without ": " are ignored; duplicate keys are kept for [lastOccurrences].
 func lineMapping(lines []string) *yaml.Node {
 	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	index := map[string]int{}
 	for _, line := range lines {
 		if line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' || line[0] == '-' {
 			continue
@@ -123,11 +158,6 @@ func lineMapping(lines []string) *yaml.Node {
 		}
 		v = unquote(strings.TrimSpace(v))
 		val := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
-		if i, dup := index[k]; dup {
-			root.Content[i+1] = val
-			continue
-		}
-		index[k] = len(root.Content)
 		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, val)
 	}
 	return root

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -72,9 +73,12 @@ func NewHasher(configured <-chan *message.Message, pub message.Publisher, opts *
 // their files, reading only files whose (path, size, mtime) is not in the
 // digest cache (BR-35); Hashed counts the files read. It blocks until done
 // and is safe for concurrent use, also while Run runs. Seq and ConfigSeq of
-// the result are zero. Problems with single files or folders (unreadable,
-// broken links, SKILL.md in hidden folders) become Diagnostics; a missing
-// root gives no skills and one diagnostic. It returns an error only for a
+// the result are zero. Symbolic links are followed only when they sit
+// directly in the root (or in its skills/ or .claude/skills) and point to a
+// skill folder (BR-15); no folder is walked twice. Problems with single
+// files or folders (unreadable, broken or unfollowed links, SKILL.md in
+// hidden folders) become Diagnostics; a missing root gives no skills and
+// one diagnostic, the only report of it. It returns an error only for a
 // source kind it does not scan or when ctx is done.
 func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScanned, error) {
 	return h.sc.scan(ctx, src)
@@ -191,20 +195,34 @@ func (s *scanner) scan(ctx context.Context, src events.Source) (events.SourceSca
 		rootKey = "local:" + src.Root
 		root := src.Root
 		w.display = func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
+		// The only report of a missing or unusable root: LoadConfig does not
+		// warn about it, so the server logs it once and validate lists it.
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			msg := "skill directory not found: " + root
-			if err == nil {
-				msg = "skill directory is not a directory: " + root
+			var msg string
+			switch {
+			case err == nil:
+				msg = "skill directory is not a directory: " + root + "; no skills are served from it"
+			case errors.Is(err, fs.ErrNotExist):
+				msg = "skill directory not found: " + root + "; no skills are served from it"
+			default:
+				msg = fmt.Sprintf("cannot read skill directory %s: %v; no skills are served from it", root, err)
 			}
 			out.Diagnostics = append(out.Diagnostics, events.Diagnostic{File: root, Level: events.LevelWarn, Message: msg})
 			out.ScannedAt = time.Now()
 			return out, nil
 		}
 		w.fsys = os.DirFS(root)
+		w.rootReal = root
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			w.rootReal = r
+		}
+		w.resolve = func(p string) (string, error) { return filepath.EvalSymlinks(w.display(p)) }
 	case events.SourceBundled:
 		rootKey = "bundled:"
 		w.display = func(p string) string { return p }
 		w.fsys = s.bundled
+		w.rootReal = "."
+		w.resolve = func(p string) (string, error) { return filepath.FromSlash(p), nil }
 		if w.fsys == nil {
 			out.ScannedAt = time.Now()
 			return out, nil
@@ -359,10 +377,17 @@ type walker struct {
 	ctx     context.Context
 	fsys    fs.FS
 	display func(fsPath string) string
+	// rootReal is the root's path with symbolic links resolved; resolve
+	// gives the same for a followed link. Together they key entered.
+	rootReal string
+	resolve  func(fsPath string) (string, error)
 
 	skills  []foundSkill
 	seenRel map[string]bool
 	warned  map[string]bool
+	// entered maps the real path of every folder discovery has read to its
+	// display path, so that no folder is walked twice, whatever links say.
+	entered map[string]string
 	diags   []events.Diagnostic
 }
 
@@ -380,13 +405,25 @@ type foundFile struct {
 }
 
 // discover walks the root, then the collapsed container roots .claude/skills
-// and skills, collecting skill folders in walk order.
+// and skills, collecting skill folders in walk order. A collapsed root that
+// is, or sits under, a symbolic link is a linked container: not followed.
 func (w *walker) discover() {
 	w.seenRel = map[string]bool{}
 	w.warned = map[string]bool{}
+	w.entered = map[string]string{}
 	skipTop := map[string]bool{}
 	var roots []string
 	for _, r := range []string{".claude/skills", "skills"} {
+		if r == ".claude/skills" && w.isLink(".claude") {
+			w.warnLink(".claude", "it is a linked folder, not a skill folder")
+			continue
+		}
+		if w.isLink(r) {
+			if r == ".claude/skills" {
+				w.warnLink(r, "it is a linked container folder, not a skill folder")
+			}
+			continue // a linked skills/ is a direct child of the root: visit judges it
+		}
 		fi, err := fs.Stat(w.fsys, r)
 		if err != nil || !fi.IsDir() {
 			continue
@@ -397,10 +434,22 @@ func (w *walker) discover() {
 		roots = append(roots, r)
 		skipTop[r] = true
 	}
-	w.visit(".", "", 0, false, skipTop)
+	w.visit(".", "", w.rootReal, 0, false, skipTop)
 	for _, r := range roots {
-		w.visit(r, "", 0, false, nil)
+		w.visit(r, "", filepath.Join(w.rootReal, filepath.FromSlash(r)), 0, false, nil)
 	}
+}
+
+// isLink reports whether the entry at p is a symbolic link.
+func (w *walker) isLink(p string) bool {
+	fi, err := fs.Lstat(w.fsys, p)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+}
+
+// warnLink reports a symbolic link discovery does not follow, once.
+func (w *walker) warnLink(p, why string) {
+	d := w.display(p)
+	w.warn(d, fmt.Sprintf("symbolic link not followed: %s: %s; only a link to a skill folder placed directly in a source root is followed", d, why))
 }
 
 // skillMD returns the entry of a folder's SKILL.md (preferred) or
@@ -436,12 +485,22 @@ func (w *walker) warn(file, msg string) {
 }
 
 // visit looks at one folder: records it when it holds a SKILL.md (below the
-// root), then descends into its subfolders. Symbolic links to folders are
-// followed outside skill folders only.
-func (w *walker) visit(dir, rel string, depth int, inSkill bool, skipTop map[string]bool) {
+// root), then descends into its subfolders. real is the folder's path with
+// links resolved; a folder already entered is not walked again (link
+// cycles, two links to one folder). A symbolic link is followed only when it
+// is a direct child of a root (depth 0) and points to a skill folder, one
+// holding a SKILL.md or skill.md itself; linked containers and links further
+// down are not followed (BR-15, DESIGN "never let lenience weaken
+// containment"), and inside a skill folder links are skipped silently.
+func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop map[string]bool) {
 	if w.ctx.Err() != nil {
 		return
 	}
+	if first, ok := w.entered[real]; ok {
+		w.warn(w.display(dir), fmt.Sprintf("%s is the same folder as %s, already scanned; skipped", w.display(dir), first))
+		return
+	}
+	w.entered[real] = w.display(dir)
 	ents, err := fs.ReadDir(w.fsys, dir)
 	if err != nil {
 		w.warn(w.display(dir), fmt.Sprintf("cannot read folder %s: %v", w.display(dir), err))
@@ -466,16 +525,16 @@ func (w *walker) visit(dir, rel string, depth int, inSkill bool, skipTop map[str
 			continue
 		}
 		isDir := e.IsDir()
+		childReal := filepath.Join(real, name)
 		if e.Type()&fs.ModeSymlink != 0 {
 			if inSkill {
 				continue
 			}
-			fi, err := fs.Stat(w.fsys, p)
-			if err != nil {
-				w.warn(w.display(p), fmt.Sprintf("broken symbolic link ignored: %s: %v", w.display(p), err))
+			target, ok := w.followable(p, depth)
+			if !ok {
 				continue
 			}
-			isDir = fi.IsDir()
+			isDir, childReal = true, target
 		}
 		if !isDir || depth+1 > maxDiscoveryDepth {
 			continue
@@ -484,8 +543,48 @@ func (w *walker) visit(dir, rel string, depth int, inSkill bool, skipTop map[str
 		if rel != "" {
 			childRel = rel + "/" + name
 		}
-		w.visit(p, childRel, depth+1, inSkill, nil)
+		w.visit(p, childRel, childReal, depth+1, inSkill, nil)
 	}
+}
+
+// followable decides about the symbolic link p found depth folders below a
+// root, outside any skill folder, and warns once when it is not followed.
+// It returns the link's resolved target when it is followed. A link to a
+// file is ignored silently, like any loose file.
+func (w *walker) followable(p string, depth int) (target string, ok bool) {
+	fi, err := fs.Stat(w.fsys, p)
+	if err != nil {
+		w.warn(w.display(p), fmt.Sprintf("broken symbolic link ignored: %s: %v", w.display(p), err))
+		return "", false
+	}
+	if !fi.IsDir() {
+		return "", false
+	}
+	if depth > 0 {
+		w.warnLink(p, "it is not directly in a source root")
+		return "", false
+	}
+	ents, err := fs.ReadDir(w.fsys, p)
+	if err != nil {
+		w.warn(w.display(p), fmt.Sprintf("cannot read folder %s: %v", w.display(p), err))
+		return "", false
+	}
+	if skillMD(ents) == nil {
+		w.warnLink(p, "its target holds no SKILL.md, so it is a linked container, not a skill folder")
+		return "", false
+	}
+	target, err = w.resolve(p)
+	if err != nil {
+		w.warn(w.display(p), fmt.Sprintf("broken symbolic link ignored: %s: %v", w.display(p), err))
+		return "", false
+	}
+	if rel, err := filepath.Rel(target, w.rootReal); err == nil && filepath.IsLocal(rel) {
+		// A skill folder holding the source itself would serve the source
+		// again below it: a cycle.
+		w.warnLink(p, "its target is the source root or a folder above it")
+		return "", false
+	}
+	return target, true
 }
 
 // addSkill records the skill folder dir and lists its manifest; a RelDir

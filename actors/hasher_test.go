@@ -203,7 +203,8 @@ func TestScanDigests(t *testing.T) {
 
 // TestScanSymlinks pins BR-15: a symlinked skill folder in a source root is
 // followed, even outside the root; a dangling link is ignored with one
-// warning; symlinks inside a skill are never listed.
+// warning; symlinks inside a skill are never listed. A linked container
+// (skills/acme -> ../team) is not followed, with one warning (CONTAINMENT).
 func TestScanSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "skills")
@@ -231,20 +232,155 @@ func TestScanSymlinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"acme/grouped": {"SKILL.md"},
-		"own":          {"SKILL.md", "real.md"},
-		"wrap-up":      {"SKILL.md"},
+		"own":     {"SKILL.md", "real.md"},
+		"wrap-up": {"SKILL.md"},
 	}
 	if diff := cmp.Diff(want, manifest(scan)); diff != "" {
 		t.Errorf("manifests mismatch (-want +got):\n%s", diff)
 	}
-	if len(scan.Diagnostics) != 1 || !strings.Contains(scan.Diagnostics[0].Message, filepath.Join(root, "dangling")) {
-		t.Errorf("Diagnostics = %+v, want one naming skills/dangling", scan.Diagnostics)
+	wantDiags := []string{
+		"symbolic link not followed: " + filepath.Join(root, "acme"),
+		"broken symbolic link ignored: " + filepath.Join(root, "dangling"),
+	}
+	if diff := cmp.Diff(wantDiags, diagPrefixes(scan.Diagnostics, wantDiags)); diff != "" {
+		t.Errorf("Diagnostics mismatch (-want +got):\n%s\n%+v", diff, scan.Diagnostics)
 	}
 	for _, s := range scan.Skills {
 		if s.RelDir == "wrap-up" && s.Dir != filepath.Join(root, "wrap-up") {
 			t.Errorf("Dir = %q, want the link path", s.Dir)
 		}
+	}
+}
+
+// diagPrefixes returns each diagnostic's message cut to the length of the
+// matching want entry when it starts with it, else whole, for cmp.Diff.
+func diagPrefixes(diags []events.Diagnostic, want []string) []string {
+	var out []string
+	for i, d := range diags {
+		m := d.Message
+		if i < len(want) && strings.HasPrefix(m, want[i]) {
+			m = want[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestScanSymlinkContainment pins the CONTAINMENT finding: a symbolic link
+// is followed only when it sits directly in a source root (or in the
+// collapsed skills/ and .claude/skills roots) and points to a skill folder.
+// Before the fix, src1/container/deeplink -> ../../outside served a file
+// outside the source, src1/loop -> .. repeated the catalog and served the
+// parent folder, and src1/rootlink -> / walked the whole file system.
+func TestScanSymlinkContainment(t *testing.T) {
+	md := skillMD("x", "d")
+	tests := []struct {
+		name  string
+		files map[string]string // below the test folder; the source is src1
+		links map[string]string // link (below the test folder) -> target
+		want  map[string][]string
+		// wantDiags are message prefixes, one diagnostic each, in order;
+		// "@" stands for the source root.
+		wantDiags []string
+	}{
+		{
+			name: "link deep in a container is not followed",
+			files: map[string]string{
+				"src1/container/real/SKILL.md": md,
+				"outside/SKILL.md":             md,
+				"outside/secret.txt":           "secret",
+			},
+			links:     map[string]string{"src1/container/deeplink": "../../outside"},
+			want:      map[string][]string{"container/real": {"SKILL.md"}},
+			wantDiags: []string{"symbolic link not followed: @/container/deeplink: it is not directly in a source root"},
+		},
+		{
+			name:      "link to the parent folder is not followed",
+			files:     map[string]string{"src1/one/SKILL.md": md},
+			links:     map[string]string{"src1/loop": ".."},
+			want:      map[string][]string{"one": {"SKILL.md"}},
+			wantDiags: []string{"symbolic link not followed: @/loop: its target holds no SKILL.md"},
+		},
+		{
+			name:      "link to a parent that is a skill folder is not followed either",
+			files:     map[string]string{"src1/one/SKILL.md": md, "SKILL.md": md},
+			links:     map[string]string{"src1/loop": ".."},
+			want:      map[string][]string{"one": {"SKILL.md"}},
+			wantDiags: []string{"symbolic link not followed: @/loop: its target is the source root or a folder above it"},
+		},
+		{
+			name:      "link to / is not followed",
+			files:     map[string]string{"src1/one/SKILL.md": md},
+			links:     map[string]string{"src1/rootlink": "/"},
+			want:      map[string][]string{"one": {"SKILL.md"}},
+			wantDiags: []string{"symbolic link not followed: @/rootlink: its target holds no SKILL.md"},
+		},
+		{
+			name: "linked collapsed roots are linked containers",
+			files: map[string]string{
+				"elsewhere/a/SKILL.md":  md,
+				"src1/one/SKILL.md":     md,
+				"src1/.claude/keep.txt": "x",
+			},
+			links: map[string]string{"src1/skills": "../elsewhere", "src1/.claude/skills": "../../elsewhere"},
+			want:  map[string][]string{"one": {"SKILL.md"}},
+			wantDiags: []string{
+				"symbolic link not followed: @/.claude/skills: it is a linked container folder",
+				"symbolic link not followed: @/skills: its target holds no SKILL.md",
+			},
+		},
+		{
+			name: "links inside a followed skill are not followed for nested skills",
+			files: map[string]string{
+				"shared/wrap-up/SKILL.md": md,
+				"other/SKILL.md":          md,
+				"src1/skills/.keep":       "",
+			},
+			links: map[string]string{"src1/skills/wrap-up": "../../shared/wrap-up", "shared/wrap-up/nested": "../other"},
+			want:  map[string][]string{"wrap-up": {"SKILL.md"}},
+		},
+		{
+			name:  "two links to one skill folder: entered once",
+			files: map[string]string{"shared/s/SKILL.md": md, "src1/skills/.keep": ""},
+			links: map[string]string{"src1/skills/a": "../../shared/s", "src1/skills/b": "../../shared/s"},
+			want:  map[string][]string{"a": {"SKILL.md"}},
+			wantDiags: []string{
+				"@/skills/b is the same folder as @/skills/a, already scanned; skipped",
+			},
+		},
+		{
+			name:      "link cycle back to the root is cut",
+			files:     map[string]string{"src1/SKILL.md": md, "src1/one/SKILL.md": md},
+			links:     map[string]string{"src1/self": "."},
+			want:      map[string][]string{"one": {"SKILL.md"}},
+			wantDiags: []string{"symbolic link not followed: @/self: its target is the source root or a folder above it"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, tc.files)
+			for l, target := range tc.links {
+				if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(l))); err != nil {
+					t.Skipf("cannot create symlinks: %v", err)
+				}
+			}
+			root := filepath.Join(dir, "src1")
+			scan, err := newTestHasher(nil).Scan(t.Context(), localSource(root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, manifest(scan)); diff != "" {
+				t.Errorf("manifests mismatch (-want +got):\n%s", diff)
+			}
+			var want []string
+			for _, w := range tc.wantDiags {
+				want = append(want, strings.ReplaceAll(w, "@", root))
+			}
+			if diff := cmp.Diff(want, diagPrefixes(scan.Diagnostics, want)); diff != "" {
+				t.Errorf("Diagnostics mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -62,3 +62,34 @@ func TestValidate(t *testing.T) {
 		t.Error("Validate(cancelled ctx) = nil error, want one")
 	}
 }
+
+// TestValidateMissingSourceOnce pins finding 5: a missing source folder was
+// warned twice, by LoadConfig and by the scan. Now LoadConfig is silent
+// about it and the scan's diagnostic reaches Catalog.Diagnostics once.
+func TestValidateMissingSourceOnce(t *testing.T) {
+	home := t.TempDir()
+	missing := filepath.Join(home, "nonexistent-dir")
+	log, buf := captureLogger()
+	cfg, err := actors.LoadConfig(actors.ConfigOptions{Args: []string{missing}, Home: home, Cwd: home,
+		Getenv: func(string) string { return "" }, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), missing) {
+		t.Errorf("LoadConfig logged about %s:\n%s", missing, buf)
+	}
+	cat, err := actors.Validate(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range cat.Diagnostics {
+		if strings.Contains(d.Message, missing) {
+			got = append(got, d.File+": "+d.Message)
+		}
+	}
+	want := []string{missing + ": skill directory not found: " + missing + "; no skills are served from it"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("diagnostics naming the folder mismatch (-want +got):\n%s", diff)
+	}
+}
