@@ -382,9 +382,8 @@ type walker struct {
 	rootReal string
 	resolve  func(fsPath string) (string, error)
 
-	skills  []foundSkill
-	seenRel map[string]bool
-	warned  map[string]bool
+	skills []foundSkill
+	warned map[string]bool
 	// entered maps the real path of every folder discovery has read to its
 	// display path, so that no folder is walked twice, whatever links say.
 	entered map[string]string
@@ -408,7 +407,6 @@ type foundFile struct {
 // and skills, collecting skill folders in walk order. A collapsed root that
 // is, or sits under, a symbolic link is a linked container: not followed.
 func (w *walker) discover() {
-	w.seenRel = map[string]bool{}
 	w.warned = map[string]bool{}
 	w.entered = map[string]string{}
 	skipTop := map[string]bool{}
@@ -587,20 +585,17 @@ func (w *walker) followable(p string, depth int) (target string, ok bool) {
 	return target, true
 }
 
-// addSkill records the skill folder dir and lists its manifest; a RelDir
-// found before wins.
+// addSkill records the skill folder dir and lists its manifest. Two
+// folders with one RelDir (x and skills/x) are both kept: which one is
+// served is the catalog builder's call, made on names and URIs once the
+// frontmatter is read, so that a broken one never hides a good one.
 func (w *walker) addSkill(dir, rel string, md fs.DirEntry) {
 	mdPath := path.Join(dir, md.Name())
-	if w.seenRel[rel] {
-		w.warn(w.display(mdPath), fmt.Sprintf("%s is shadowed by a skill folder found earlier at the same path %q; first found wins", w.display(mdPath), rel))
-		return
-	}
 	info, err := md.Info()
 	if err != nil {
 		w.warn(w.display(mdPath), fmt.Sprintf("cannot read %s: %v", w.display(mdPath), err))
 		return
 	}
-	w.seenRel[rel] = true
 	sk := foundSkill{dir: dir, rel: rel, md: foundFile{path: mdPath, rel: "SKILL.md", info: info}}
 	w.list(dir, "", 0, md.Name(), &sk.files)
 	w.skills = append(w.skills, sk)

@@ -75,7 +75,9 @@ func TestScanDiscovery(t *testing.T) {
 			want:  map[string][]string{"one": {"SKILL.md"}},
 		},
 		{
-			name: "BR-17 containers; skills/ and .claude/skills collapse, first found wins",
+			// Both x folders are scanned; the catalog builder picks one
+			// (TestValidateBrokenDoesNotShadow).
+			name: "BR-17 containers; skills/ and .claude/skills collapse",
 			files: map[string]string{
 				"acme/billing/refunds/SKILL.md":           md,
 				"acme/billing/refunds/templates/email.md": "Dear customer,\n",
@@ -92,8 +94,7 @@ func TestScanDiscovery(t *testing.T) {
 				"z":                    {"SKILL.md"},
 				"team/w":               {"SKILL.md"},
 			},
-			wantOrder: []string{"acme/billing/refunds", "x", "team/w", "z", "y"},
-			wantDiags: []string{"skills/x/SKILL.md is shadowed"},
+			wantOrder: []string{"acme/billing/refunds", "x", "team/w", "z", "x", "y"},
 		},
 		{
 			name: "hidden folders and node_modules are not descended into, with a hint",

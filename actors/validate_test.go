@@ -93,3 +93,44 @@ func TestValidateMissingSourceOnce(t *testing.T) {
 		t.Errorf("diagnostics naming the folder mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestValidateBrokenDoesNotShadow extends finding 2 ("a broken skill never
+// hides the others") to folders that collapse to one path: x/SKILL.md
+// without frontmatter used to shadow a valid skills/x/SKILL.md in the scan,
+// so x vanished. Two valid ones still resolve to the first found, with the
+// duplicate warning.
+func TestValidateBrokenDoesNotShadow(t *testing.T) {
+	tests := []struct {
+		name     string
+		files    map[string]string
+		wantDesc string
+		wantDiag string
+	}{
+		{
+			name:     "broken first, valid second",
+			files:    map[string]string{"x/SKILL.md": "# no frontmatter\n", "skills/x/SKILL.md": skillMD("x", "valid")},
+			wantDesc: "valid", wantDiag: "does not begin with ---",
+		},
+		{
+			name:     "both valid: first found wins",
+			files:    map[string]string{"x/SKILL.md": skillMD("x", "first"), "skills/x/SKILL.md": skillMD("x", "second")},
+			wantDesc: "first", wantDiag: "duplicate skill",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "src")
+			writeTree(t, root, tc.files)
+			cat, err := actors.Validate(t.Context(), actors.Config{Sources: []events.Source{localSource(root)}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cat.Skills) != 1 || cat.Skills[0].Description != tc.wantDesc {
+				t.Fatalf("Skills = %+v, want one: %q", cat.Skills, tc.wantDesc)
+			}
+			if len(cat.Diagnostics) != 1 || !strings.Contains(cat.Diagnostics[0].Message, tc.wantDiag) {
+				t.Errorf("Diagnostics = %+v, want one containing %q", cat.Diagnostics, tc.wantDiag)
+			}
+		})
+	}
+}
