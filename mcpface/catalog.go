@@ -2,6 +2,7 @@ package mcpface
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -59,7 +60,45 @@ func availableSkills(c *events.Catalog, keep func(*events.Skill) bool) string {
 
 var xmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
-func xmlEscape(s string) string { return xmlReplacer.Replace(s) }
+// xmlEscape escapes s for XML text and drops what XML 1.0 does not allow in
+// a document at all (U+0000–U+0008, U+000B, U+000C, U+000E–U+001F, U+FFFE,
+// U+FFFF and bytes that are not UTF-8), which a skill's name or description
+// may hold and which would make the catalog unreadable to an XML parser.
+func xmlEscape(s string) string { return xmlReplacer.Replace(xmlChars(s)) }
+
+// xmlChars returns s without the characters XML 1.0 does not allow.
+func xmlChars(s string) string {
+	keep := func(i int, r rune) bool {
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			return false // a byte that is not UTF-8
+		}
+		return xmlChar(r)
+	}
+	for i, r := range s {
+		if !keep(i, r) {
+			var b strings.Builder
+			b.WriteString(s[:i])
+			for j, r := range s[i:] {
+				if keep(i+j, r) {
+					b.WriteRune(r)
+				}
+			}
+			return b.String()
+		}
+	}
+	return s
+}
+
+// xmlChar reports whether r is a Char of XML 1.0 (§2.2).
+func xmlChar(r rune) bool {
+	switch {
+	case r == '\t', r == '\n', r == '\r':
+		return true
+	case r < 0x20, r == 0xFFFE, r == 0xFFFF:
+		return false
+	}
+	return true
+}
 
 // qualifiedNames returns every skill's qualified name in catalog order.
 func qualifiedNames(c *events.Catalog) []string {

@@ -16,6 +16,18 @@
 //   - the <available_skills> catalog in the instructions or in the load-skill
 //     description, never both.
 //
+// A skill:// URI in a request is looked up in the catalog manifest after each
+// of its segments is percent-decoded and encoded again the way the catalog
+// encodes it, so equivalent spellings name the same file; a segment that is
+// empty, "." or ".." never matches, and nothing is resolved against a path.
+//
+// # Transport
+//
+// [NewStdioTransport] wraps the SDK's newline-delimited stdio framing so that
+// a malformed line is answered with a JSON-RPC error instead of ending the
+// session, replies to requests already read are written before the end of
+// stdin ends the session, and no error leaves with code 0.
+//
 // # State
 //
 // The facade holds one immutable snapshot (the catalog plus values derived
@@ -32,5 +44,5 @@
 //	if err != nil {
 //		return err
 //	}
-//	return srv.Run(ctx, &mcp.StdioTransport{})
+//	return srv.Run(ctx, mcpface.NewStdioTransport(os.Stdin, os.Stdout, log))
 package mcpface

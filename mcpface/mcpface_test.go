@@ -783,12 +783,13 @@ func TestSubscribe(t *testing.T) {
 // TestNotifications checks that a new catalog, delivered through Run, reaches
 // the client as list_changed notifications and resources/updated for the
 // index, and that resources.updated events reach subscribers (BASE-R22,
-// R24).
+// R24). The catalog sits in the load-skill description, so that a new skill
+// changes the tools list too.
 func TestNotifications(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {
 			fx := newFixture(t)
-			f := newFacade(t, fx.cat, nil)
+			f := newFacade(t, fx.cat, &mcpface.Options{CatalogMode: mcpface.CatalogToolDescription})
 			tools, prompts, resources := make(chan struct{}, 10), make(chan struct{}, 10), make(chan struct{}, 10)
 			updated := make(chan string, 10)
 			// On 2026-07-28, subscriptions ride on subscriptions/listen

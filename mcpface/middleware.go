@@ -2,6 +2,7 @@ package mcpface
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -13,7 +14,8 @@ import (
 )
 
 // recoverMiddleware turns a panic in any handler into a -32603 answer, so the
-// process and the session stay alive.
+// process and the session stay alive, and gives every error a JSON-RPC code
+// (see [coded]).
 func (f *Facade) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		defer func() {
@@ -26,8 +28,33 @@ func (f *Facade) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if f.panicHook != nil {
 			f.panicHook(method)
 		}
-		return next(ctx, method, req)
+		res, err = next(ctx, method, req)
+		return res, coded(method, err)
 	}
+}
+
+// coded returns err as a JSON-RPC error. The SDK answers some requests with
+// plain errors, which go out with code 0 (a second initialize, a malformed
+// list cursor); a plain error becomes -32600 when it is about the session
+// lifecycle, -32602 when it is about the params, else -32603. An error that
+// already carries a code keeps it.
+func coded(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return err
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	msg := err.Error()
+	switch {
+	case method == "initialize" || strings.HasPrefix(method, "notifications/"):
+		code = jsonrpc.CodeInvalidRequest
+	case strings.Contains(msg, "cursor") || strings.Contains(msg, "page token") || strings.Contains(msg, "unmarshaling") || strings.Contains(msg, "params"):
+		code = jsonrpc.CodeInvalidParams
+	}
+	return &jsonrpc.Error{Code: code, Message: msg}
 }
 
 // logMiddleware logs one Debug line per request.

@@ -68,12 +68,21 @@ func (f *Facade) skillMessage(sk *events.Skill) (*mcp.GetPromptResult, error) {
 	}}}, nil
 }
 
-// registerPrompts re-adds the skill prompt (its description carries the
-// catalog) and brings the per-skill prompts in line with the snapshot. The SDK
-// sends notifications/prompts/list_changed.
+// registerPrompts brings the prompts in line with the snapshot: the skill
+// prompt (whose description carries the catalog of user-invocable skills)
+// and one prompt per user-invocable skill. Only a prompt that is new or whose
+// description changed is (re-)added, and only prompts that went are removed,
+// so the SDK sends notifications/prompts/list_changed only for a visible
+// change. Called with regMu held.
 func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot) {
-	srv.AddPrompt(f.skillPrompt(s), f.getSkillPrompt)
-	want := make(map[string]bool)
+	want := make(map[string]string)
+	add := func(p *mcp.Prompt, h mcp.PromptHandler) {
+		want[p.Name] = p.Description
+		if old, ok := f.regPrompts[p.Name]; !ok || old != p.Description {
+			srv.AddPrompt(p, h)
+		}
+	}
+	add(f.skillPrompt(s), f.getSkillPrompt)
 	for i := range s.cat.Skills {
 		sk := &s.cat.Skills[i]
 		if !sk.UserInvocable {
@@ -83,8 +92,7 @@ func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot) {
 			f.log.Warn("skill name collides with the fixed prompt; no prompt of its own", "skill", sk.QualifiedName)
 			continue
 		}
-		want[sk.QualifiedName] = true
-		srv.AddPrompt(&mcp.Prompt{
+		add(&mcp.Prompt{
 			Name:        sk.QualifiedName,
 			Title:       sk.QualifiedName,
 			Description: sk.Description,
@@ -92,7 +100,7 @@ func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot) {
 	}
 	var gone []string
 	for name := range f.regPrompts {
-		if !want[name] {
+		if _, ok := want[name]; !ok {
 			gone = append(gone, name)
 		}
 	}

@@ -103,11 +103,16 @@ func (f *Facade) readResourceHandler(ctx context.Context, req *mcp.ReadResourceR
 	return f.readResource(req.Params.URI)
 }
 
-// readResource looks uri up, exactly as written, in the snapshot and returns
-// its current bytes: -32602 when the URI is not served (never a path join,
-// BR-21), -32603 when the bytes cannot be served as advertised.
-func (f *Facade) readResource(uri string) (*mcp.ReadResourceResult, error) {
+// readResource looks uri up in the snapshot, after [canonicalURI], and
+// returns its current bytes under the canonical URI: -32602 when the URI is
+// not served (never a path join, BR-21), -32603 when the bytes cannot be
+// served as advertised. Errors name uri as the client wrote it.
+func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error) {
 	s := f.current()
+	uri, err := lookupURI(requested, "Resource not found: "+requested)
+	if err != nil {
+		return nil, err
+	}
 	res := &mcp.ReadResourceResult{Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"}}
 	if uri == events.IndexURI {
 		res.Contents = []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(s.index)}}
@@ -115,7 +120,7 @@ func (f *Facade) readResource(uri string) (*mcp.ReadResourceResult, error) {
 	}
 	ref, ok := s.cat.File(uri)
 	if !ok {
-		return nil, invalidParams("Resource not found: "+uri, uri)
+		return nil, invalidParams("Resource not found: "+requested, requested)
 	}
 	max := f.opts.MaxFileSize
 	if ref.File.Path == "SKILL.md" {
@@ -124,13 +129,13 @@ func (f *Facade) readResource(uri string) (*mcp.ReadResourceResult, error) {
 	data, err := readFile(ref.Skill, ref.File, f.opts.Bundled, max)
 	switch {
 	case errors.Is(err, errTooLarge):
-		return nil, internalError(fmt.Sprintf("File too large: %s (limit %s): %s", megabytes(ref.File.Size), megabytes(max), uri), uri)
+		return nil, internalError(fmt.Sprintf("File too large: %s (limit %s): %s", megabytes(ref.File.Size), megabytes(max), requested), requested)
 	case errors.Is(err, errChanged):
-		return nil, internalError(fmt.Sprintf("%s %s", uri, errChanged), uri)
+		return nil, internalError(fmt.Sprintf("%s %s", requested, errChanged), requested)
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, invalidParams("Resource not found: "+uri, uri)
+		return nil, invalidParams("Resource not found: "+requested, requested)
 	case err != nil:
-		return nil, internalError(fmt.Sprintf("reading %s: %v", uri, err), uri)
+		return nil, internalError(fmt.Sprintf("reading %s: %v", requested, err), requested)
 	}
 	mime := s.mime(uri)
 	c := &mcp.ResourceContents{URI: uri, MIMEType: mime}
@@ -147,13 +152,21 @@ func (f *Facade) readResource(uri string) (*mcp.ReadResourceResult, error) {
 }
 
 // subscribe accepts only served URIs and at most
-// maxSubscriptionsPerSession of them per session.
+// maxSubscriptionsPerSession of them per session. It rewrites the request's
+// URI to its canonical form, under which the SDK then records the
+// subscription, so that notifications/resources/updated for the served URI
+// reach it.
 func (f *Facade) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
-	uri := req.Params.URI
+	requested := req.Params.URI
+	uri, err := lookupURI(requested, "Resource not found: "+requested)
+	if err != nil {
+		return err
+	}
 	s := f.current()
 	if s == nil || !s.isFile(uri) {
-		return invalidParams("Resource not found: "+uri, uri)
+		return invalidParams("Resource not found: "+requested, requested)
 	}
+	req.Params.URI = uri
 	f.subMu.Lock()
 	defer f.subMu.Unlock()
 	m := f.subs[req.Session]
@@ -170,6 +183,9 @@ func (f *Facade) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 }
 
 func (f *Facade) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	if uri, err := canonicalURI(req.Params.URI); err == nil {
+		req.Params.URI = uri // as subscribe recorded it
+	}
 	f.subMu.Lock()
 	defer f.subMu.Unlock()
 	delete(f.subs[req.Session], req.Params.URI)
@@ -217,10 +233,13 @@ func (f *Facade) readDirectory(_ context.Context, _ *mcp.ServerSession, p *dirRe
 		return nil, invalidParams("params.uri is required", "")
 	}
 	s := f.current()
-	uri := strings.TrimSuffix(p.URI, "/")
+	uri, err := lookupURI(strings.TrimSuffix(p.URI, "/"), "No such directory: "+p.URI)
+	if err != nil {
+		return nil, err
+	}
 	children, ok := s.dirs[uri]
 	if !ok {
-		if s.isFile(p.URI) {
+		if s.isFile(uri) {
 			return nil, invalidParams(p.URI+" is not a directory resource", p.URI)
 		}
 		return nil, invalidParams("No such directory: "+p.URI, p.URI)

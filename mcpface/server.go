@@ -1,7 +1,9 @@
 package mcpface
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"log/slog"
 	"strings"
@@ -105,7 +107,9 @@ type Facade struct {
 	synced     bool
 	regVersion uint64
 	regIndex   []byte
-	regPrompts map[string]bool // per-skill prompt names
+	regTool    string            // description of the registered load-skill
+	regPrompts map[string]string // registered prompt name → description
+	regList    []byte            // resources/list content last announced
 
 	subMu sync.Mutex
 	subs  map[*mcp.ServerSession]map[string]bool
@@ -155,7 +159,7 @@ func New(opts *Options) *Facade {
 		log:        log,
 		ready:      make(chan struct{}),
 		built:      make(chan struct{}),
-		regPrompts: make(map[string]bool),
+		regPrompts: make(map[string]string),
 		subs:       make(map[*mcp.ServerSession]map[string]bool),
 	}
 }
@@ -185,10 +189,14 @@ func (f *Facade) current() *snapshot { return f.snap.Load() }
 // SetCatalog makes c the served catalog if its Version is above the one held
 // and reports whether it did. The facade takes c as read-only and keeps it.
 // Once the server is built, it brings the tools, prompts and resources
-// registrations up to date and sends notifications/tools/list_changed,
-// prompts/list_changed and resources/list_changed (unless disabled by
-// Static), plus notifications/resources/updated for skill://index.json when
-// the index changed. Safe for concurrent use; it reads the first bytes of
+// registrations up to date and sends only the notifications that describe a
+// change clients can see: tools/list_changed when the load-skill description
+// (which carries the catalog in tool-description mode) changed,
+// prompts/list_changed when a prompt came, went or got a new description,
+// resources/list_changed when the resources/list content changed (the first
+// two unless disabled by Static), and notifications/resources/updated for
+// skill://index.json when its body changed. A new version with the same
+// content sends nothing. Safe for concurrent use; it reads the first bytes of
 // supporting files whose type the extension does not tell.
 func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	if c == nil {
@@ -340,18 +348,32 @@ func (f *Facade) sync() {
 	f.synced = true
 	f.regVersion = s.cat.Version
 
-	f.registerTools(srv, s)
+	f.registerTools(srv, s, first)
 	f.registerPrompts(srv, s)
 	// skill://index.json is registered as a plain resource so that replacing
 	// it triggers notifications/resources/list_changed; resources/list and
 	// resources/read are answered from the snapshot.
-	srv.AddResource(indexResource(), f.readResourceHandler)
+	list := resourceListKey(s)
+	if first || !bytes.Equal(f.regList, list) {
+		srv.AddResource(indexResource(), f.readResourceHandler)
+	}
+	f.regList = list
 	if !first && string(f.regIndex) != string(s.index) {
 		if err := srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: events.IndexURI}); err != nil {
 			f.log.Warn("sending resources/updated", "uri", events.IndexURI, "error", err)
 		}
 	}
 	f.regIndex = s.index
+}
+
+// resourceListKey is the content of resources/list for s, compared between
+// catalog versions to decide whether the list changed.
+func resourceListKey(s *snapshot) []byte {
+	b, err := json.Marshal(s.resources)
+	if err != nil {
+		panic(err) // plain data: cannot fail
+	}
+	return b
 }
 
 // quietHandler lowers the SDK's Info records to Debug: it logs every session

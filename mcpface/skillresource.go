@@ -175,12 +175,20 @@ func (s *snapshot) mime(uri string) string {
 func modelInvocable(s *events.Skill) bool { return s.ModelInvocable }
 func userInvocable(s *events.Skill) bool  { return s.UserInvocable }
 
-func (f *Facade) registerTools(srv *mcp.Server, s *snapshot) {
+// registerTools adds both tools on the first sync and later re-adds
+// load-skill only when its description changed: re-adding makes the SDK send
+// notifications/tools/list_changed, which must not go out for nothing.
+// Called with regMu held.
+func (f *Facade) registerTools(srv *mcp.Server, s *snapshot, first bool) {
 	if f.opts.Tools == ToolsNever {
 		return
 	}
-	// Re-adding replaces the tools and makes the SDK send
-	// notifications/tools/list_changed (reference: on every refresh).
-	mcp.AddTool(srv, f.loadSkillTool(s), f.loadSkill)
-	mcp.AddTool(srv, f.skillResourceTool(), f.skillResource)
+	tool := f.loadSkillTool(s)
+	if first {
+		mcp.AddTool(srv, f.skillResourceTool(), f.skillResource)
+	} else if tool.Description == f.regTool {
+		return
+	}
+	mcp.AddTool(srv, tool, f.loadSkill)
+	f.regTool = tool.Description
 }
