@@ -27,7 +27,6 @@ import (
 	"syscall"
 
 	"github.com/ThreeDotsLabs/watermill/message"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors"
@@ -292,7 +291,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 			return nil // cancelled before the first catalog
 		}
 		logStart(log, facade.Catalog(), cfg, set)
-		t := &mcp.IOTransport{Reader: stdin, Writer: stdout}
+		t := mcpface.NewStdioTransport(stdin, stdout, log)
 		if err := srv.Run(gctx, t); err != nil && gctx.Err() == nil {
 			return fmt.Errorf("serving stdio: %w", err)
 		}

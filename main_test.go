@@ -233,3 +233,52 @@ func TestModernWireResultType(t *testing.T) {
 	}
 	outW.Close()
 }
+
+// TestRunSurvivesBadLinesAndDrains: a malformed line gets -32700 and the
+// session goes on; requests written just before stdin closes are all
+// answered before run returns (BASE-R02, R58).
+func TestRunSurvivesBadLinesAndDrains(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	in := strings.Join([]string{
+		`this is not json`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"skills/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"skill://skilljack-docs/SKILL.md"}}`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	if err := run(t.Context(), nil, io.NopCloser(strings.NewReader(in)), nopWriteCloser{&out}, io.Discard, os.Getenv); err != nil {
+		t.Fatalf("run = %v", err)
+	}
+	ids := map[string]bool{}
+	parseErr := false
+	for line := range strings.Lines(out.String()) {
+		var msg struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Errorf("stdout line is not JSON: %q", line)
+			continue
+		}
+		if msg.Error != nil && msg.Error.Code == -32700 {
+			parseErr = true
+			continue
+		}
+		if msg.Error != nil {
+			t.Errorf("unexpected error reply: %s", line)
+		}
+		ids[string(msg.ID)] = true
+	}
+	if !parseErr {
+		t.Error("no -32700 reply to the malformed line")
+	}
+	for _, id := range []string{"1", "2", "3", "4"} {
+		if !ids[id] {
+			t.Errorf("no reply to request %s before exit; stdout:\n%s", id, out.String())
+		}
+	}
+}
