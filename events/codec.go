@@ -29,6 +29,7 @@ var topics = map[string]string{
 	nameOf[SourceScanned]():     TopicSourceScanned,
 	nameOf[CatalogChanged]():    TopicCatalogChanged,
 	nameOf[ResourcesUpdated]():  TopicResourcesUpdated,
+	nameOf[FilesChanged]():      TopicFilesChanged,
 }
 
 func nameOf[T any]() string { return reflect.TypeFor[T]().Name() }

@@ -6,6 +6,7 @@
 //
 // # Flow
 //
+//	config ── sources.configured ──> watcher ── files.changed ──> hasher
 //	config ── sources.configured ──> hasher ── source.scanned ──> catalog builder
 //	config ── overrides.changed ──────────────────────────────> catalog builder
 //	catalog builder ── catalog.changed ──> notifier, MCP facade

@@ -49,6 +49,7 @@ func TestTopicOf(t *testing.T) {
 		{events.OverridesChanged{}, events.TopicOverridesChanged},
 		{events.CatalogChanged{}, events.TopicCatalogChanged},
 		{events.ResourcesUpdated{}, events.TopicResourcesUpdated},
+		{events.FilesChanged{}, events.TopicFilesChanged},
 	} {
 		if got, ok := events.TopicOf(tc.ev); !ok || got != tc.want {
 			t.Errorf("TopicOf(%T) = %q, %v; want %q", tc.ev, got, ok, tc.want)
