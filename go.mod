@@ -6,7 +6,9 @@ require (
 	github.com/ThreeDotsLabs/watermill v1.5.1
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/rjeczalik/notify v0.9.3
 	github.com/segmentio/encoding v0.5.4
+	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sync v0.25.0
 )

@@ -1,0 +1,663 @@
+package actors
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/rjeczalik/notify"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// DefaultDebounce is how long the watcher waits after the last file event of
+// a burst before it publishes one [events.FilesChanged] for the root: the
+// reference server's 500 ms, long enough for an editor's save (write temp,
+// rename, chmod) or a `git checkout` to settle into one rescan, short enough
+// that a person does not notice the wait.
+const DefaultDebounce = 500 * time.Millisecond
+
+// DefaultReconcile is the period of the watcher's safety-net rescan of every
+// watched root. Inotify drops events silently when its kernel queue
+// overflows, and notify drops them when the watcher's channel is full; a
+// rescan a minute costs a directory walk and a stat per file (the hasher's
+// digest cache skips unchanged files), which is cheap at that period.
+const DefaultReconcile = 60 * time.Second
+
+// watchBuffer is the capacity of each notify channel. notify never blocks on
+// a full channel, it drops the event; 4096 events hold a `git checkout` of a
+// few thousand files while the drain goroutine, which does nothing but
+// append to a slice, catches up. A channel seen full also triggers a rescan.
+const watchBuffer = 4096
+
+// burstCap bounds how long a continuous burst can postpone its
+// [events.FilesChanged]: at most burstCap debounce intervals after its first
+// event, so a process that writes without pause (a build, a log) cannot
+// starve the hasher.
+const burstCap = 10
+
+// maxWalkEntries bounds how many paths the watcher lists from folders
+// created in one debounce window (a folder moved in, a `cp -r`). Beyond it,
+// the window is published as a rescan of the root: one walk by the hasher
+// beats a huge path list.
+const maxWalkEntries = 10000
+
+// WatcherOptions configure a [Watcher]. A nil *WatcherOptions means defaults.
+type WatcherOptions struct {
+	// Debounce is how long after the last event of a burst the changes of a
+	// root are published. If zero, defaults to [DefaultDebounce].
+	Debounce time.Duration
+	// Reconcile is the period of a rescan ([events.FilesChanged] with Rescan)
+	// of every watched root that exists, a safety net for dropped events; the
+	// same tick installs watches on roots that appeared and replaces those
+	// of roots that vanished or were replaced unnoticed. If zero, defaults to
+	// [DefaultReconcile]; if negative, there is no periodic rescan.
+	Reconcile time.Duration
+	// Logger receives the watcher's log lines. If nil, they are discarded.
+	Logger *slog.Logger
+}
+
+// Watcher is the actor that watches the roots of local sources
+// (DESIGN "watcher") with github.com/rjeczalik/notify and publishes what
+// changed below each root as debounced [events.FilesChanged] events.
+//
+// notify's watch tree is process-global; each root gets a channel of its
+// own, so several Watchers in one process never stop each other's watches.
+// The watcher covers notify's gaps on Linux: files created in a new folder
+// before notify watches it are found by walking the folder when its create
+// event arrives and again when the window is published (BR-28); a full
+// channel or the periodic reconcile tick cause a rescan of the root; a root
+// that does not exist yet is watched through its nearest existing ancestor.
+// Paths under .git and node_modules are dropped; everything else is reported
+// and the hasher decides what is served.
+type Watcher struct {
+	in        <-chan *message.Message
+	pub       message.Publisher
+	debounce  time.Duration
+	reconcile time.Duration
+	log       *slog.Logger
+}
+
+// NewWatcher returns a watcher reading [events.SourcesConfigured] messages
+// from configured and publishing [events.FilesChanged] through pub. It
+// panics if configured or pub is nil. opts is copied; nil means defaults.
+// Nothing is watched before [Watcher.Run] handles a configuration.
+func NewWatcher(configured <-chan *message.Message, pub message.Publisher, opts *WatcherOptions) *Watcher {
+	if configured == nil || pub == nil {
+		panic("actors.NewWatcher: nil inbox or publisher")
+	}
+	var o WatcherOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Debounce <= 0 {
+		o.Debounce = DefaultDebounce
+	}
+	if o.Reconcile == 0 {
+		o.Reconcile = DefaultReconcile
+	}
+	return &Watcher{
+		in:        configured,
+		pub:       pub,
+		debounce:  o.Debounce,
+		reconcile: o.Reconcile,
+		log:       ensureLogger(o.Logger),
+	}
+}
+
+// Run watches until ctx is done or the inbox is closed, then returns nil. It
+// must be called once.
+//
+// Each sources.configured message is decoded and handled before it is
+// acked (exactly once, never nacked, through [events.Handle]): when its Seq
+// is above the last one handled, the watches are set to the roots of its
+// local sources (other kinds are ignored), so once the message is acked,
+// later changes under those roots are seen. A root whose source is kept
+// keeps its watch and pending changes.
+//
+// Changes are published, per root, [WatcherOptions.Debounce] after the last
+// event of a burst (at most 10 intervals after its first), as one
+// [events.FilesChanged] with increasing Seq, the ConfigSeq of the
+// configuration and sorted absolute Paths, or with Rescan set when the root
+// appeared, vanished or was replaced, when events may have been lost, and on
+// every reconcile tick. Publishing happens in a goroutine Run owns and
+// blocks as the bus does; it never holds up the draining of file events.
+//
+// On return every notify watch of this watcher has been stopped
+// (notify.Stop, after which notify sends nothing more) and every goroutine
+// Run started has ended, including a publish in progress.
+func (w *Watcher) Run(ctx context.Context) error {
+	r := &watchRun{
+		w:     w,
+		roots: map[rootKey]*rootWatch{},
+		wake:  make(chan struct{}, 1),
+		out:   newOutbox(),
+	}
+	r.wg.Go(func() { r.out.run(ctx, w.pub, w.log) })
+	defer func() {
+		// STYLE §8: notify.Stop first (no sends after it returns), then end
+		// the loops, then wait.
+		for _, rw := range r.roots {
+			rw.unwatch()
+		}
+		r.out.close()
+		r.wg.Wait()
+	}()
+
+	var tick <-chan time.Time
+	if w.reconcile > 0 {
+		t := time.NewTicker(w.reconcile)
+		defer t.Stop()
+		tick = t.C
+	}
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	defer debounce.Stop()
+
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case msg, ok := <-w.in:
+			if !ok {
+				return nil
+			}
+			events.Handle(w.log, msg, func(m *message.Message) error {
+				cfg, err := events.Decode[events.SourcesConfigured](m)
+				if err != nil {
+					return err
+				}
+				r.configure(cfg)
+				return nil
+			})
+		case <-r.wake:
+			r.absorb()
+		case <-debounce.C:
+		case <-tick:
+			r.reconcileTick()
+		}
+		if next, ok := r.flushDue(time.Now()); ok {
+			debounce.Reset(time.Until(next))
+		} else {
+			debounce.Stop()
+		}
+	}
+}
+
+// rootKey identifies a watched root: a source keeps its watch across
+// configurations while its ID and root stay the same.
+type rootKey struct{ id, root string }
+
+// watchRun is the state of one [Watcher.Run]; only the Run goroutine touches
+// it, except for the fields marked otherwise.
+type watchRun struct {
+	w      *Watcher
+	wg     sync.WaitGroup // drain goroutines and the publisher
+	cfgSeq uint64
+	seq    uint64 // of the last FilesChanged
+	roots  map[rootKey]*rootWatch
+	out    *outbox
+
+	// wake says that drain goroutines queued raw events.
+	wake chan struct{}
+	mu   sync.Mutex
+	raw  []rawEvent // guarded by mu; appended by drain goroutines
+}
+
+// rawEvent is one notify event as a drain goroutine hands it to Run.
+type rawEvent struct {
+	reg  *registration
+	path string
+	ev   notify.Event
+	// full says the channel was full when the event was read: notify may
+	// have dropped events.
+	full bool
+}
+
+// registration is one notify channel of a root, from notify.Watch to
+// notify.Stop, with the goroutine that drains it.
+type registration struct {
+	ch   chan notify.EventInfo
+	done chan struct{} // closed after notify.Stop: ends the drain goroutine
+	// watched is the path watched: the root (recursively) or, while the root
+	// does not exist, its nearest existing ancestor (not recursively).
+	watched   string
+	recursive bool
+	// real is watched with symbolic links resolved, as notify reports paths.
+	real string
+	// info identifies the watched root folder, to notice a replaced root.
+	info os.FileInfo
+}
+
+// rootWatch is one watched root and its pending changes.
+type rootWatch struct {
+	src    events.Source
+	cfgSeq uint64
+	root   string // filepath.Clean(src.Root)
+	reg    *registration
+	failed bool // the last notify.Watch of the root failed; logged once
+
+	// The pending window. first is zero when nothing is pending.
+	paths       map[string]struct{}
+	created     []string // folders created in the window, walked again at flush
+	rescan      bool
+	first, last time.Time
+}
+
+// configure applies a configuration newer than the last one handled.
+func (r *watchRun) configure(cfg events.SourcesConfigured) {
+	if cfg.Seq <= r.cfgSeq {
+		return
+	}
+	r.cfgSeq = cfg.Seq
+	keep := map[rootKey]bool{}
+	for _, src := range cfg.Sources {
+		if src.Kind != events.SourceLocal || src.Root == "" {
+			continue
+		}
+		root := filepath.Clean(src.Root)
+		k := rootKey{src.ID, root}
+		if keep[k] {
+			continue
+		}
+		keep[k] = true
+		rw, ok := r.roots[k]
+		if !ok {
+			rw = &rootWatch{root: root, paths: map[string]struct{}{}}
+			r.roots[k] = rw
+		}
+		rw.src, rw.cfgSeq = src, cfg.Seq
+		if !ok {
+			r.establish(rw)
+		}
+	}
+	for k, rw := range r.roots {
+		if !keep[k] {
+			rw.unwatch()
+			delete(r.roots, k)
+		}
+	}
+}
+
+// establish makes the watch of rw match the disk: a recursive watch of the
+// root when it is a folder, otherwise a watch of its nearest existing
+// ancestor. A watch already on the right target is kept; a root replaced by
+// another folder is watched anew. It reports whether the root is watched
+// recursively.
+func (r *watchRun) establish(rw *rootWatch) bool {
+	log := r.w.log
+	// A folder on the way to the root may appear while the ancestor watch is
+	// installed; look again until the watch is on the deepest existing one.
+	for range 64 {
+		fi, err := os.Stat(rw.root)
+		if err == nil && fi.IsDir() {
+			if rw.reg != nil && rw.reg.recursive && os.SameFile(fi, rw.reg.info) {
+				return true
+			}
+			rw.unwatch()
+			reg := newRegistration(rw.root, true)
+			reg.info = fi
+			if err := notify.Watch(rw.root+"/...", reg.ch, notify.All); err != nil {
+				// A folder below the root that cannot be read fails the whole
+				// recursive watch; the reconcile tick retries.
+				notify.Stop(reg.ch)
+				if !rw.failed {
+					log.Warn("cannot watch skill directory; changes are picked up by the periodic rescan",
+						"root", rw.root, "error", err)
+				}
+				rw.failed = true
+				return false
+			}
+			rw.failed = false
+			r.start(rw, reg)
+			log.Debug("watching root", "root", rw.root)
+			return true
+		}
+		anc := nearestDir(rw.root)
+		if anc == "" {
+			rw.unwatch()
+			return false
+		}
+		if rw.reg != nil && !rw.reg.recursive && rw.reg.watched == anc {
+			return false
+		}
+		rw.unwatch()
+		reg := newRegistration(anc, false)
+		if err := notify.Watch(anc, reg.ch, notify.Create|notify.Rename|notify.Remove); err != nil {
+			notify.Stop(reg.ch)
+			log.Warn("cannot watch the parent of a missing skill directory; it is picked up by the periodic rescan",
+				"root", rw.root, "parent", anc, "error", err)
+			return false
+		}
+		r.start(rw, reg)
+		log.Debug("watching parent of missing root", "root", rw.root, "parent", anc)
+	}
+	return false
+}
+
+func newRegistration(watched string, recursive bool) *registration {
+	real := watched
+	if p, err := filepath.EvalSymlinks(watched); err == nil {
+		real = p
+	}
+	return &registration{
+		ch:        make(chan notify.EventInfo, watchBuffer),
+		done:      make(chan struct{}),
+		watched:   watched,
+		recursive: recursive,
+		real:      real,
+	}
+}
+
+// start makes reg the registration of rw and starts its drain goroutine.
+func (r *watchRun) start(rw *rootWatch, reg *registration) {
+	rw.reg = reg
+	r.wg.Go(func() { r.drain(reg) })
+}
+
+// unwatch stops the notify watch of rw, if any, and ends its drain
+// goroutine. notify sends nothing on the channel once Stop returned.
+func (rw *rootWatch) unwatch() {
+	if rw.reg == nil {
+		return
+	}
+	notify.Stop(rw.reg.ch)
+	close(rw.reg.done)
+	rw.reg = nil
+}
+
+// nearestDir returns the nearest existing folder above p, or "".
+func nearestDir(p string) string {
+	for {
+		parent := filepath.Dir(p)
+		if parent == p {
+			return ""
+		}
+		p = parent
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p
+		}
+	}
+}
+
+// drain moves events from reg's channel to the run's queue as fast as it
+// can, so that notify does not drop them, and wakes Run. It does nothing
+// else: no I/O, no publishing.
+func (r *watchRun) drain(reg *registration) {
+	var batch []rawEvent
+	for {
+		select {
+		case <-reg.done:
+			return
+		case ei := <-reg.ch:
+			// The channel held cap-1 more events: it was full, and notify
+			// drops what does not fit.
+			full := len(reg.ch) >= cap(reg.ch)-1
+			batch = append(batch[:0], rawEvent{reg: reg, path: ei.Path(), ev: ei.Event(), full: full})
+		more:
+			for len(batch) < watchBuffer {
+				select {
+				case ei := <-reg.ch:
+					batch = append(batch, rawEvent{reg: reg, path: ei.Path(), ev: ei.Event()})
+				default:
+					break more
+				}
+			}
+			r.mu.Lock()
+			r.raw = append(r.raw, batch...)
+			r.mu.Unlock()
+			select {
+			case r.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// absorb takes the queued raw events into the pending windows of their
+// roots.
+func (r *watchRun) absorb() {
+	r.mu.Lock()
+	raw := r.raw
+	r.raw = nil
+	r.mu.Unlock()
+	byReg := map[*registration]*rootWatch{}
+	for _, rw := range r.roots {
+		if rw.reg != nil {
+			byReg[rw.reg] = rw
+		}
+	}
+	now := time.Now()
+	for _, e := range raw {
+		rw := byReg[e.reg]
+		if rw == nil || rw.reg != e.reg {
+			continue // from a registration stopped since
+		}
+		if e.full {
+			r.w.log.Debug("watch channel full; rescanning root", "root", rw.root)
+			rw.rescan = true
+			rw.touch(now)
+		}
+		if !e.reg.recursive {
+			// Something changed in the ancestor of a missing root: look
+			// again whether the root, or a folder on its way, exists now.
+			if r.establish(rw) {
+				r.w.log.Debug("root appeared", "root", rw.root)
+				rw.rescan = true
+				rw.touch(now)
+			}
+			byReg[rw.reg] = rw
+			continue
+		}
+		p, ok := display(e.reg, rw.root, e.path)
+		if !ok {
+			continue
+		}
+		if p == rw.root {
+			// The root itself was removed or moved away (or replaced).
+			if e.ev&(notify.Remove|notify.Rename) != 0 {
+				r.w.log.Debug("root vanished or moved", "root", rw.root)
+				r.establish(rw)
+				byReg[rw.reg] = rw
+				rw.rescan = true
+				rw.touch(now)
+			}
+			continue
+		}
+		if skippedPath(rw.root, p) {
+			continue
+		}
+		rw.paths[p] = struct{}{}
+		rw.touch(now)
+		if e.ev&notify.Create != 0 {
+			// notify watches a new folder only after its create event; what
+			// was created in it before is never reported (BR-28), nor are
+			// the files of a folder moved in. List them now, and again at
+			// flush, when notify surely watches the folder.
+			if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+				rw.created = append(rw.created, p)
+				rw.walk(p)
+			}
+		}
+	}
+}
+
+// display maps a path notify reported (symbolic links resolved) to the path
+// under root as configured.
+func display(reg *registration, root, p string) (string, bool) {
+	switch {
+	case p == reg.real:
+		return root, true
+	case strings.HasPrefix(p, reg.real+string(filepath.Separator)):
+		return root + p[len(reg.real):], true
+	case p == root || strings.HasPrefix(p, root+string(filepath.Separator)):
+		return p, true
+	}
+	return "", false
+}
+
+// skippedPath reports whether p, below root, is inside a .git or
+// node_modules folder, never served and often busy.
+func skippedPath(root, p string) bool {
+	rel := strings.TrimPrefix(p, root+string(filepath.Separator))
+	for _, seg := range strings.Split(rel, string(filepath.Separator)) {
+		if seg == ".git" || seg == "node_modules" {
+			return true
+		}
+	}
+	return false
+}
+
+func (rw *rootWatch) touch(now time.Time) {
+	if rw.first.IsZero() {
+		rw.first = now
+	}
+	rw.last = now
+}
+
+// walk adds every path below dir to the pending window, up to
+// maxWalkEntries; beyond that the window becomes a rescan.
+func (rw *rootWatch) walk(dir string) {
+	if rw.rescan {
+		return
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // vanished or unreadable: the hasher sees it too
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if len(rw.paths) >= maxWalkEntries {
+			rw.rescan = true
+			return filepath.SkipAll
+		}
+		rw.paths[p] = struct{}{}
+		return nil
+	})
+}
+
+// flushDue publishes the windows that are due at now and returns when the
+// next one is due.
+func (r *watchRun) flushDue(now time.Time) (next time.Time, ok bool) {
+	for _, rw := range r.roots {
+		if rw.first.IsZero() {
+			continue
+		}
+		due := rw.last.Add(r.w.debounce)
+		if c := rw.first.Add(burstCap * r.w.debounce); c.Before(due) {
+			due = c
+		}
+		if !due.After(now) {
+			r.flush(rw)
+			continue
+		}
+		if !ok || due.Before(next) {
+			next, ok = due, true
+		}
+	}
+	return next, ok
+}
+
+// flush hands the pending window of rw to the publisher and empties it.
+func (r *watchRun) flush(rw *rootWatch) {
+	for _, dir := range rw.created {
+		rw.walk(dir)
+	}
+	ev := events.FilesChanged{ConfigSeq: rw.cfgSeq, Source: rw.src, Rescan: rw.rescan}
+	if !rw.rescan {
+		ev.Paths = make([]string, 0, len(rw.paths))
+		for p := range rw.paths {
+			ev.Paths = append(ev.Paths, p)
+		}
+		slices.Sort(ev.Paths)
+	}
+	rw.paths = map[string]struct{}{}
+	rw.created = nil
+	rw.rescan = false
+	rw.first, rw.last = time.Time{}, time.Time{}
+	if !ev.Rescan && len(ev.Paths) == 0 {
+		return
+	}
+	r.seq++
+	ev.Seq = r.seq
+	r.out.push(ev)
+}
+
+// reconcileTick repairs watches that events could not (a root that appeared
+// or vanished unnoticed, a watch that failed) and publishes a rescan of
+// every root that exists.
+func (r *watchRun) reconcileTick() {
+	for _, rw := range r.roots {
+		fi, err := os.Stat(rw.root)
+		exists := err == nil && fi.IsDir()
+		switch {
+		case rw.reg == nil, rw.reg.recursive != exists, exists && !os.SameFile(fi, rw.reg.info):
+			r.establish(rw)
+		}
+		if exists {
+			// A missing root gets no rescan: there is nothing to scan, and
+			// the hasher would report it missing again.
+			rw.rescan = true
+			r.flush(rw)
+		}
+	}
+}
+
+// outbox queues events for the publisher goroutine, so that Run never waits
+// on the bus.
+type outbox struct {
+	wake chan struct{}
+	done chan struct{}
+	mu   sync.Mutex
+	q    []events.FilesChanged // guarded by mu
+}
+
+func newOutbox() *outbox {
+	return &outbox{wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+func (o *outbox) push(ev events.FilesChanged) {
+	o.mu.Lock()
+	o.q = append(o.q, ev)
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (o *outbox) close() { close(o.done) }
+
+// run publishes queued events in order until ctx is done or the outbox is
+// closed; what is still queued then is dropped.
+func (o *outbox) run(ctx context.Context, pub message.Publisher, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-o.done:
+			return
+		case <-o.wake:
+		}
+		o.mu.Lock()
+		q := o.q
+		o.q = nil
+		o.mu.Unlock()
+		for _, ev := range q {
+			if ctx.Err() != nil {
+				return
+			}
+			if err := events.Publish(pub, ev); err != nil {
+				log.Error("publishing files changed", "root", ev.Source.Root, "error", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,508 @@
+package actors_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"go.uber.org/goleak"
+
+	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// These tests watch real folders with real notify (inotify on Linux). They
+// never sleep to synchronise: they wait, with a generous timeout, for the
+// FilesChanged the watcher publishes. The issue text they pin down:
+// "files created right after a new folder are not reported (walk every new
+// folder on its create event and report what is already inside), events are
+// dropped when its channel is full (large buffer, drain at once, and a
+// periodic reconcile rescan), and Stop semantics (no sends after stop;
+// shutdown waits). Roots that do not exist yet are picked up when they
+// appear. Bursts are debounced into one files.changed per root."
+
+// watchTimeout bounds every wait for a published event.
+const watchTimeout = 10 * time.Second
+
+// testDebounce keeps the tests fast; the burst cap is 10× this.
+const testDebounce = 50 * time.Millisecond
+
+// notifyGoroutines are the goroutines notify keeps for the life of the
+// process: its watch tree is a package variable built at init (dispatch and
+// internal loops), its inotify backend starts a reader and two consumers on
+// the first Watch and never stops them, and dispatch spawns one short-lived
+// goroutine per event. None of them belongs to a Watcher.
+var notifyGoroutines = []goleak.Option{
+	goleak.IgnoreAnyFunction("github.com/rjeczalik/notify.(*nonrecursiveTree).dispatch"),
+	goleak.IgnoreAnyFunction("github.com/rjeczalik/notify.(*nonrecursiveTree).dispatch.func1"),
+	goleak.IgnoreAnyFunction("github.com/rjeczalik/notify.(*nonrecursiveTree).internal"),
+	goleak.IgnoreAnyFunction("github.com/rjeczalik/notify.(*inotify).loop"),
+	goleak.IgnoreAnyFunction("github.com/rjeczalik/notify.(*inotify).send"),
+}
+
+// changeRecorder is a publisher that decodes every FilesChanged and never
+// blocks; it is safe for concurrent use.
+type changeRecorder struct {
+	mu   sync.Mutex
+	got  []events.FilesChanged
+	wake chan struct{}
+}
+
+var _ message.Publisher = (*changeRecorder)(nil)
+
+func newChangeRecorder() *changeRecorder {
+	return &changeRecorder{wake: make(chan struct{}, 1)}
+}
+
+func (c *changeRecorder) Publish(topic string, msgs ...*message.Message) error {
+	for _, m := range msgs {
+		ev, err := events.Decode[events.FilesChanged](m)
+		if err != nil {
+			return fmt.Errorf("decoding %s message: %w", topic, err)
+		}
+		c.mu.Lock()
+		c.got = append(c.got, ev)
+		c.mu.Unlock()
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+func (c *changeRecorder) Close() error { return nil }
+
+func (c *changeRecorder) all() []events.FilesChanged {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.got)
+}
+
+// waitFor waits until done, given every event recorded so far, returns true,
+// and returns those events. It fails the test on timeout, printing what
+// arrived.
+func (c *changeRecorder) waitFor(t *testing.T, what string, done func([]events.FilesChanged) bool) []events.FilesChanged {
+	t.Helper()
+	timeout := time.After(watchTimeout)
+	for {
+		got := c.all()
+		if done(got) {
+			return got
+		}
+		select {
+		case <-c.wake:
+		case <-timeout:
+			t.Fatalf("no FilesChanged with %s within %v; got %d events:\n%s", what, watchTimeout, len(got), describe(got))
+		}
+	}
+}
+
+func describe(evs []events.FilesChanged) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		paths := ev.Paths
+		if len(paths) > 8 {
+			paths = append(slices.Clone(paths[:8]), fmt.Sprintf("… %d more", len(ev.Paths)-8))
+		}
+		fmt.Fprintf(&b, "  seq=%d config=%d root=%s rescan=%v paths=%v\n", ev.Seq, ev.ConfigSeq, ev.Source.Root, ev.Rescan, paths)
+	}
+	return b.String()
+}
+
+// reported returns the set of paths the events name.
+func reported(evs []events.FilesChanged) map[string]bool {
+	m := map[string]bool{}
+	for _, ev := range evs {
+		for _, p := range ev.Paths {
+			m[p] = true
+		}
+	}
+	return m
+}
+
+func hasAll(want ...string) func([]events.FilesChanged) bool {
+	return func(evs []events.FilesChanged) bool {
+		got := reported(evs)
+		for _, p := range want {
+			if !got[p] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func rescanOf(root string, after int) func([]events.FilesChanged) bool {
+	return func(evs []events.FilesChanged) bool {
+		for _, ev := range evs[min(after, len(evs)):] {
+			if ev.Rescan && ev.Source.Root == root {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// testWatcher is a running Watcher with its inbox.
+type testWatcher struct {
+	in  chan *message.Message
+	rec *changeRecorder
+	// stop cancels Run and waits for it; it fails the test when Run takes
+	// longer than watchTimeout.
+	stop func()
+}
+
+func startWatcher(t *testing.T, opts *actors.WatcherOptions) *testWatcher {
+	t.Helper()
+	if opts == nil {
+		opts = &actors.WatcherOptions{}
+	}
+	if opts.Debounce == 0 {
+		opts.Debounce = testDebounce
+	}
+	if opts.Reconcile == 0 {
+		opts.Reconcile = -1
+	}
+	tw := &testWatcher{in: make(chan *message.Message), rec: newChangeRecorder()}
+	w := actors.NewWatcher(tw.in, tw.rec, opts)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	var once sync.Once
+	tw.stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Run() = %v, want nil", err)
+				}
+			case <-time.After(watchTimeout):
+				t.Fatalf("Run did not return within %v of cancel", watchTimeout)
+			}
+		})
+	}
+	t.Cleanup(tw.stop)
+	return tw
+}
+
+// configure sends a configuration with one local source per root and waits
+// until the watcher acked it: its watches are in place then.
+func (tw *testWatcher) configure(t *testing.T, seq uint64, roots ...string) {
+	t.Helper()
+	cfg := events.SourcesConfigured{Seq: seq}
+	for i, r := range roots {
+		cfg.Sources = append(cfg.Sources, events.Source{
+			ID: fmt.Sprint(i), Kind: events.SourceLocal, Location: r, Root: r, Prefix: filepath.Base(r),
+		})
+	}
+	cfg.Sources = append(cfg.Sources,
+		events.Source{ID: "gh", Kind: events.SourceGitHub, Location: "github.com/o/r", Root: t.TempDir()},
+		events.Source{ID: "bundled", Kind: events.SourceBundled, Location: "bundled", Root: "."})
+	msg, err := events.Encode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case tw.in <- msg:
+	case <-time.After(watchTimeout):
+		t.Fatal("watcher did not take the configuration")
+	}
+	select {
+	case <-msg.Acked():
+	case <-msg.Nacked():
+		t.Fatal("configuration nacked")
+	case <-time.After(watchTimeout):
+		t.Fatal("configuration not acked")
+	}
+}
+
+func write(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWatcherFileEdit(t *testing.T) {
+	root := t.TempDir()
+	f := filepath.Join(root, "pdf", "SKILL.md")
+	write(t, f, skillMD("pdf", "v1"))
+	tw := startWatcher(t, nil)
+	tw.configure(t, 1, root)
+
+	write(t, f, skillMD("pdf", "v2"))
+	got := tw.rec.waitFor(t, f, hasAll(f))
+	ev := got[len(got)-1]
+	if ev.Source.Root != root || ev.ConfigSeq != 1 || ev.Rescan || ev.Seq == 0 {
+		t.Errorf("FilesChanged = %+v, want Source.Root %s, ConfigSeq 1, Seq > 0, no Rescan", ev, root)
+	}
+	if !slices.IsSorted(ev.Paths) || len(slices.Compact(slices.Clone(ev.Paths))) != len(ev.Paths) {
+		t.Errorf("Paths = %v, want sorted and de-duplicated", ev.Paths)
+	}
+}
+
+// TestWatcherBurstDebounced: "Bursts are debounced (500 ms, as the
+// reference) into one files.changed per root."
+func TestWatcherBurstDebounced(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "burst")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A longer debounce than the other tests: 200 writes take a few ms, and
+	// a loaded CI machine must not split them.
+	tw := startWatcher(t, &actors.WatcherOptions{Debounce: 300 * time.Millisecond})
+	tw.configure(t, 1, root)
+
+	var want []string
+	for i := range 200 {
+		p := filepath.Join(dir, fmt.Sprintf("f%03d.md", i))
+		want = append(want, p)
+		write(t, p, "x")
+	}
+	got := tw.rec.waitFor(t, "all 200 paths", hasAll(want...))
+	if len(got) > 2 {
+		t.Errorf("200 writes gave %d FilesChanged, want 1 (2 at most):\n%s", len(got), describe(got))
+	}
+	var seqs []uint64
+	for _, ev := range got {
+		seqs = append(seqs, ev.Seq)
+		if !slices.IsSorted(ev.Paths) || len(slices.Compact(slices.Clone(ev.Paths))) != len(ev.Paths) {
+			t.Errorf("Paths of seq %d not sorted and de-duplicated", ev.Seq)
+		}
+	}
+	if !slices.IsSorted(seqs) || len(slices.Compact(seqs)) != len(seqs) {
+		t.Errorf("Seqs = %v, want increasing", seqs)
+	}
+}
+
+// TestWatcherNewFolder is BR-28: `mkdir -p ROOT/new-skill` immediately
+// followed by writing SKILL.md. notify watches the new folder only after
+// its create event, so the file's own events are usually lost; the watcher
+// walks the folder and reports the file anyway.
+func TestWatcherNewFolder(t *testing.T) {
+	root := t.TempDir()
+	tw := startWatcher(t, nil)
+	tw.configure(t, 1, root)
+
+	for i := range 20 {
+		md := filepath.Join(root, fmt.Sprintf("a%d", i), "b", "new-skill", "SKILL.md")
+		write(t, md, skillMD("new-skill", "Created after start."))
+		tw.rec.waitFor(t, md, hasAll(md))
+	}
+}
+
+// TestWatcherMoveIn is BR-28's `mv` variant: a prepared skill folder renamed
+// into the root in one step.
+func TestWatcherMoveIn(t *testing.T) {
+	root, staging := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(staging, "new-skill", "SKILL.md"), skillMD("new-skill", "Created after start."))
+	write(t, filepath.Join(staging, "new-skill", "ref", "guide.md"), "guide")
+	tw := startWatcher(t, nil)
+	tw.configure(t, 1, root)
+
+	if err := os.Rename(filepath.Join(staging, "new-skill"), filepath.Join(root, "new-skill")); err != nil {
+		t.Fatal(err)
+	}
+	tw.rec.waitFor(t, "the moved files", hasAll(
+		filepath.Join(root, "new-skill"),
+		filepath.Join(root, "new-skill", "SKILL.md"),
+		filepath.Join(root, "new-skill", "ref", "guide.md")))
+}
+
+// TestWatcherMissingRoot: "Roots that do not exist yet are picked up when
+// they appear" (BR-28, ROOT missing at startup: the nearest existing parent
+// is watched until ROOT appears).
+func TestWatcherMissingRoot(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "x", "y", "root")
+	tw := startWatcher(t, nil)
+	tw.configure(t, 1, root)
+
+	md := filepath.Join(root, "new-skill", "SKILL.md")
+	write(t, md, skillMD("new-skill", "Created after start."))
+	tw.rec.waitFor(t, "Rescan of the new root", rescanOf(root, 0))
+
+	// Now watched recursively: later edits are reported by path.
+	md2 := filepath.Join(root, "other", "SKILL.md")
+	write(t, md2, skillMD("other", "Later."))
+	tw.rec.waitFor(t, md2, hasAll(md2))
+}
+
+// TestWatcherRootRemoved: a watched root that vanishes is rescanned (its
+// skills go away), and it is picked up again when it comes back.
+func TestWatcherRootRemoved(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	write(t, filepath.Join(root, "pdf", "SKILL.md"), skillMD("pdf", "v1"))
+	tw := startWatcher(t, nil)
+	tw.configure(t, 1, root)
+
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	n := len(tw.rec.waitFor(t, "Rescan after removal", rescanOf(root, 0)))
+
+	md := filepath.Join(root, "pdf", "SKILL.md")
+	write(t, md, skillMD("pdf", "v2"))
+	n = len(tw.rec.waitFor(t, "Rescan after re-creation", rescanOf(root, n)))
+
+	md2 := filepath.Join(root, "pdf", "more.md")
+	write(t, md2, "more")
+	tw.rec.waitFor(t, md2, hasAll(md2))
+	_ = n
+}
+
+// TestWatcherReconcile: "a periodic reconcile rescan — default 60 s, flag/env
+// to change, 0 disables".
+func TestWatcherReconcile(t *testing.T) {
+	root, missing := t.TempDir(), filepath.Join(t.TempDir(), "missing")
+	tw := startWatcher(t, &actors.WatcherOptions{Reconcile: 100 * time.Millisecond})
+	tw.configure(t, 1, root, missing)
+
+	got := tw.rec.waitFor(t, "two reconcile rescans", func(evs []events.FilesChanged) bool {
+		return rescanOf(root, 0)(evs) && rescanOf(root, slices.IndexFunc(evs, func(ev events.FilesChanged) bool { return ev.Rescan })+1)(evs)
+	})
+	for _, ev := range got {
+		if ev.Source.Root == missing {
+			t.Errorf("reconcile rescanned missing root %s: %+v", missing, ev)
+		}
+	}
+}
+
+// TestWatcherReconfigure: a newer SourcesConfigured moves the watch; an older
+// one is ignored.
+func TestWatcherReconfigure(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	tw := startWatcher(t, nil)
+	tw.configure(t, 1, a)
+	fa := filepath.Join(a, "one.md")
+	write(t, fa, "1")
+	tw.rec.waitFor(t, fa, hasAll(fa))
+
+	tw.configure(t, 2, b)
+	tw.configure(t, 1, a) // stale: ignored
+	fa2 := filepath.Join(a, "two.md")
+	write(t, fa2, "2")
+	fb := filepath.Join(b, "one.md")
+	write(t, fb, "1")
+	tw.rec.waitFor(t, fb, hasAll(fb))
+	// A second round on b gives a change on a, had it been seen, time to
+	// arrive first.
+	fb2 := filepath.Join(b, "two.md")
+	write(t, fb2, "2")
+	got := tw.rec.waitFor(t, fb2, hasAll(fb2))
+	for _, ev := range got {
+		if reported([]events.FilesChanged{ev})[fa2] {
+			t.Errorf("change under %s reported after the watch moved to %s: %+v", a, b, ev)
+		}
+		if ev.Source.Root == b && ev.ConfigSeq != 2 {
+			t.Errorf("FilesChanged for %s has ConfigSeq %d, want 2", b, ev.ConfigSeq)
+		}
+	}
+}
+
+// TestWatcherIgnoresGitAndNodeModules: paths under .git and node_modules are
+// dropped; other hidden paths are reported (the hasher decides).
+func TestWatcherIgnoresGitAndNodeModules(t *testing.T) {
+	root := t.TempDir()
+	tw := startWatcher(t, nil)
+	tw.configure(t, 1, root)
+	write(t, filepath.Join(root, ".git", "objects", "ab"), "x")
+	write(t, filepath.Join(root, "s", "node_modules", "m", "index.js"), "x")
+	hidden := filepath.Join(root, ".claude", "skills", "x", "SKILL.md")
+	write(t, hidden, skillMD("x", "hidden container"))
+	for _, ev := range tw.rec.waitFor(t, hidden, hasAll(hidden)) {
+		for _, p := range ev.Paths {
+			if strings.Contains(p, ".git") || strings.Contains(p, "node_modules") {
+				t.Errorf("reported %s, want paths under .git and node_modules dropped", p)
+			}
+		}
+	}
+}
+
+// TestWatcherCancel: "Stop semantics (no sends after stop; shutdown waits)":
+// Run returns promptly after cancel and leaves no goroutine behind. notify's
+// own process-global goroutines (see notifyGoroutines) are not the
+// watcher's.
+func TestWatcherCancel(t *testing.T) {
+	defer goleak.VerifyNone(t, notifyGoroutines...)
+	root, missing := t.TempDir(), filepath.Join(t.TempDir(), "a", "missing")
+	tw := startWatcher(t, &actors.WatcherOptions{Reconcile: time.Hour})
+	tw.configure(t, 1, root, missing)
+	f := filepath.Join(root, "x", "SKILL.md")
+	write(t, f, "x")
+	tw.rec.waitFor(t, f, hasAll(f))
+	// Leave a window pending and events in flight while stopping.
+	for i := range 50 {
+		write(t, filepath.Join(root, "y", fmt.Sprint(i)), "x")
+	}
+	start := time.Now()
+	tw.stop()
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Run returned %v after cancel, want promptly", d)
+	}
+}
+
+// TestWatcherReliability measures the issue's worst case for notify on Linux:
+// 2,000 files in 100 folders created as fast as possible, with the folders
+// new, so every file races notify's watch of its folder. Every path must be
+// reported without any reconcile rescan.
+func TestWatcherReliability(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates 2,000 files")
+	}
+	root := t.TempDir()
+	tw := startWatcher(t, nil)
+	tw.configure(t, 1, root)
+
+	var want []string
+	for d := range 100 {
+		dir := filepath.Join(root, fmt.Sprintf("d%03d", d), "skill")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for f := range 20 {
+			p := filepath.Join(dir, fmt.Sprintf("f%02d.md", f))
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, p)
+		}
+	}
+	timeout := time.After(watchTimeout)
+	for {
+		got := tw.rec.all()
+		seen := reported(got)
+		n := 0
+		for _, p := range want {
+			if seen[p] {
+				n++
+			}
+		}
+		rescans := slices.ContainsFunc(got, func(ev events.FilesChanged) bool { return ev.Rescan })
+		if n == len(want) || rescans {
+			t.Logf("reported %d/%d created files in %d FilesChanged (rescan: %v)", n, len(want), len(got), rescans)
+			if n != len(want) {
+				t.Errorf("reported %d/%d created files; the watcher fell back to a rescan", n, len(want))
+			}
+			return
+		}
+		select {
+		case <-tw.rec.wake:
+		case <-timeout:
+			t.Fatalf("reported %d/%d created files within %v", n, len(want), watchTimeout)
+		}
+	}
+}
