@@ -3,3 +3,15 @@ package mcpface
 // SetPanicHook installs fn to run at the top of every request, so tests can
 // make a handler path panic.
 func SetPanicHook(f *Facade, fn func(method string)) { f.panicHook = fn }
+
+// SubscriptionCount returns how many (session, URI) subscriptions the facade
+// tracks.
+func SubscriptionCount(f *Facade) int {
+	f.subMu.Lock()
+	defer f.subMu.Unlock()
+	n := 0
+	for _, m := range f.subs {
+		n += len(m)
+	}
+	return n
+}

@@ -151,68 +151,6 @@ func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error)
 	return res, nil
 }
 
-// subscribe accepts only served URIs and at most
-// maxSubscriptionsPerSession of them per session. It rewrites the request's
-// URI to its canonical form, under which the SDK then records the
-// subscription, so that notifications/resources/updated for the served URI
-// reach it.
-func (f *Facade) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
-	requested := req.Params.URI
-	uri, err := lookupURI(requested, "Resource not found: "+requested)
-	if err != nil {
-		return err
-	}
-	s := f.current()
-	if s == nil || !s.isFile(uri) {
-		return invalidParams("Resource not found: "+requested, requested)
-	}
-	req.Params.URI = uri
-	f.subMu.Lock()
-	defer f.subMu.Unlock()
-	m := f.subs[req.Session]
-	if m == nil {
-		f.pruneSubs()
-		m = make(map[string]bool)
-		f.subs[req.Session] = m
-	}
-	if !m[uri] && len(m) >= maxSubscriptionsPerSession {
-		return invalidParams(fmt.Sprintf("Too many subscriptions: a session may hold %d", maxSubscriptionsPerSession), uri)
-	}
-	m[uri] = true
-	return nil
-}
-
-func (f *Facade) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
-	if uri, err := canonicalURI(req.Params.URI); err == nil {
-		req.Params.URI = uri // as subscribe recorded it
-	}
-	f.subMu.Lock()
-	defer f.subMu.Unlock()
-	delete(f.subs[req.Session], req.Params.URI)
-	return nil
-}
-
-// pruneSubs drops the counts of sessions that ended; called with subMu held
-// when a new session subscribes, so the map stays as large as the live
-// sessions.
-func (f *Facade) pruneSubs() {
-	f.regMu.Lock()
-	srv := f.srv
-	f.regMu.Unlock()
-	if srv == nil {
-		return
-	}
-	live := make(map[*mcp.ServerSession]bool)
-	for ss := range srv.Sessions() {
-		live[ss] = true
-	}
-	for ss := range f.subs {
-		if !live[ss] {
-			delete(f.subs, ss)
-		}
-	}
-}
-
 type dirReadParams struct {
 	mcp.ParamsBase
 	URI    string `json:"uri"`

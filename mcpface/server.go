@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,8 +69,11 @@ type Options struct {
 	// CatalogMode is "instructions" or "tool-description": where the
 	// <available_skills> catalog goes. Any other value means "instructions".
 	CatalogMode string
-	// Static reports that the skill set is fixed: tools and prompts then
-	// declare listChanged false.
+	// Static reports that the skill set is fixed: tools and prompts declare
+	// listChanged false and keep the registrations of the first catalog,
+	// while resources keep tracking later catalogs and subscribers still get
+	// notifications/resources/updated. If false, everything tracks the
+	// catalog.
 	Static bool
 	// MaxFileSize caps, in bytes, the supporting files that skill-resource and
 	// resources/read serve; SKILL.md has no cap. If zero, defaults to
@@ -99,11 +103,20 @@ type Facade struct {
 
 	buildOnce sync.Once
 	built     chan struct{} // closed once srv is set
+	// srv is set once, by build, before built is closed.
+	srv atomic.Pointer[mcp.Server]
+	// dispatch is the SDK's own receiving method handler, below every
+	// middleware; set by build before srv. It lets the facade drop a
+	// session's subscription the way resources/unsubscribe does.
+	dispatch mcp.MethodHandler
+	// syncedCh gets a value (non-blocking send) whenever sync has brought the
+	// registrations to a new catalog version, so that Run can send the
+	// resources/updated notifications it holds for that version.
+	syncedCh chan struct{}
 
 	// regMu serialises changes to the SDK registrations; the fields below it
 	// are the bookkeeping of what is registered.
 	regMu      sync.Mutex
-	srv        *mcp.Server
 	synced     bool
 	regVersion uint64
 	regIndex   []byte
@@ -111,8 +124,18 @@ type Facade struct {
 	regPrompts map[string]string // registered prompt name → description
 	regList    []byte            // resources/list content last announced
 
+	// subGate is held for reading while the SDK records a subscription
+	// (from the subscribe handler until the SDK's own bookkeeping is done)
+	// and for writing while sync drops the subscriptions of skills that
+	// went, so that no subscription validated against the old catalog is
+	// recorded after the drop.
+	subGate sync.RWMutex
+
 	subMu sync.Mutex
-	subs  map[*mcp.ServerSession]map[string]bool
+	// subs maps a session to its subscribed canonical URIs, each to the
+	// SKILL.md URI of the skill that served it when subscribed ("" for
+	// skill://index.json, which never goes).
+	subs map[*mcp.ServerSession]map[string]string
 
 	// panicHook, when set by tests, runs at the top of every request.
 	panicHook func(method string)
@@ -159,8 +182,9 @@ func New(opts *Options) *Facade {
 		log:        log,
 		ready:      make(chan struct{}),
 		built:      make(chan struct{}),
+		syncedCh:   make(chan struct{}, 1),
 		regPrompts: make(map[string]string),
-		subs:       make(map[*mcp.ServerSession]map[string]bool),
+		subs:       make(map[*mcp.ServerSession]map[string]string),
 	}
 }
 
@@ -188,16 +212,26 @@ func (f *Facade) current() *snapshot { return f.snap.Load() }
 
 // SetCatalog makes c the served catalog if its Version is above the one held
 // and reports whether it did. The facade takes c as read-only and keeps it.
-// Once the server is built, it brings the tools, prompts and resources
-// registrations up to date and sends only the notifications that describe a
-// change clients can see: tools/list_changed when the load-skill description
-// (which carries the catalog in tool-description mode) changed,
-// prompts/list_changed when a prompt came, went or got a new description,
-// resources/list_changed when the resources/list content changed (the first
-// two unless disabled by Static), and notifications/resources/updated for
-// skill://index.json when its body changed. A new version with the same
-// content sends nothing. Safe for concurrent use; it reads the first bytes of
-// supporting files whose type the extension does not tell.
+// Once the server is built, it brings the registrations up to date and sends
+// only the notifications that describe a change clients can see:
+// tools/list_changed when the load-skill description (which carries the
+// catalog in tool-description mode) changed, prompts/list_changed when a
+// per-skill prompt came, went, came back or got a new description,
+// resources/list_changed when the resources/list content changed, and
+// notifications/resources/updated for skill://index.json when its body
+// changed. A subscription whose skill is no longer served gets
+// notifications/resources/updated for its URI and is then dropped, so a
+// skill that comes back later does not notify it. With [Options.Static] the
+// tools and prompts stay as the first catalog registered them; resources
+// keep tracking the catalog. A new version with the same content sends
+// nothing.
+//
+// The new catalog is readable by every request that starts after the swap;
+// registrations and notifications follow it, so a client never hears of a
+// change before it can read it. SetCatalog is safe for concurrent use,
+// starts no goroutine, and returns once the notifications are sent; it reads
+// the first bytes of supporting files whose type the extension does not
+// tell.
 func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	if c == nil {
 		return false
@@ -222,11 +256,21 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 }
 
 // Run consumes catalog.changed messages (each passed to [Facade.SetCatalog])
-// and resources.updated messages (each URI sent as
-// notifications/resources/updated to its subscribers). Each message is acked
-// once and never nacked. Run blocks until ctx is done and then returns nil;
-// a closed channel is simply no longer read.
+// and resources.updated messages, and sends notifications/resources/updated
+// for each URI of an [events.ResourcesUpdated] to the sessions subscribed to
+// it, on either protocol era. An update is held until the facade serves a
+// catalog whose Version is at least the event's, so that a client reading
+// the resource after the notification gets the new bytes; updates of one URI
+// held together are sent once. skill://index.json in an event is ignored:
+// SetCatalog notifies it when, and only when, its body changes, and a
+// vanished URI whose skill went was already notified when its subscriptions
+// were dropped. Each message is acked once and never nacked.
+//
+// Run blocks until ctx is done and then returns nil; a closed channel is
+// simply no longer read. It starts no goroutine, and sends from its own, so
+// nothing it began outlives it.
 func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Message) error {
+	held := make(map[string]uint64) // URI → catalog version it must wait for
 	for {
 		select {
 		case <-ctx.Done():
@@ -241,7 +285,7 @@ func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Mess
 				if err != nil {
 					return err
 				}
-				f.SetCatalog(ev.Catalog)
+				f.SetCatalog(ev.Catalog) // its sync wakes the case below
 				return nil
 			})
 		case msg, ok := <-updates:
@@ -254,21 +298,47 @@ func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Mess
 				if err != nil {
 					return err
 				}
-				f.resourcesUpdated(ctx, ev.URIs)
+				for _, u := range ev.URIs {
+					if u != events.IndexURI && held[u] < ev.Version {
+						held[u] = ev.Version
+					}
+				}
 				return nil
 			})
+			f.sendUpdates(ctx, held)
+		case <-f.syncedCh:
+			f.sendUpdates(ctx, held)
 		}
 	}
 }
 
-func (f *Facade) resourcesUpdated(ctx context.Context, uris []string) {
-	f.regMu.Lock()
-	srv := f.srv
-	f.regMu.Unlock()
-	if srv == nil {
+// sendUpdates sends notifications/resources/updated for every held URI whose
+// version the registrations have reached, and forgets it. Before the server
+// is built no session can hold a subscription, so held updates are dropped.
+func (f *Facade) sendUpdates(ctx context.Context, held map[string]uint64) {
+	if len(held) == 0 {
 		return
 	}
-	for _, u := range uris {
+	srv := f.srv.Load()
+	if srv == nil {
+		clear(held)
+		return
+	}
+	f.regMu.Lock()
+	synced, version := f.synced, f.regVersion
+	f.regMu.Unlock()
+	if !synced {
+		return
+	}
+	var due []string
+	for u, v := range held {
+		if v <= version {
+			due = append(due, u)
+			delete(held, u)
+		}
+	}
+	slices.Sort(due)
+	for _, u := range due {
 		if err := srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u}); err != nil {
 			f.log.Warn("sending resources/updated", "uri", u, "error", err)
 		}
@@ -287,9 +357,7 @@ func (f *Facade) Server(ctx context.Context) (*mcp.Server, error) {
 	}
 	f.buildOnce.Do(f.build)
 	<-f.built
-	f.regMu.Lock()
-	defer f.regMu.Unlock()
-	return f.srv, nil
+	return f.srv.Load(), nil
 }
 
 func (f *Facade) build() {
@@ -324,22 +392,27 @@ func (f *Facade) build() {
 		Description: "A file of a served skill: skill://<skill-path>/SKILL.md or skill://<skill-path>/<file-path>.",
 	}, f.readResourceHandler)
 	// The middlewares wrap every method; the first one listed runs first.
-	srv.AddReceivingMiddleware(f.recoverMiddleware, f.logMiddleware, f.featureMiddleware)
+	// The last one only captures the SDK's own handler.
+	srv.AddReceivingMiddleware(f.recoverMiddleware, f.logMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
+		func(next mcp.MethodHandler) mcp.MethodHandler {
+			f.dispatch = next
+			return next
+		})
+	srv.AddSendingMiddleware(f.ackMiddleware)
 
-	f.regMu.Lock()
-	f.srv = srv
-	f.regMu.Unlock()
+	f.srv.Store(srv)
 	close(f.built)
 	f.sync()
 }
 
 // sync brings the SDK registrations up to the current snapshot. Adding a
 // feature makes the SDK send the matching list_changed notification to every
-// session (debounced), which is how refreshes reach clients.
+// session (debounced; on 2026-07-28 only to listen streams that asked for
+// it), which is how refreshes reach clients.
 func (f *Facade) sync() {
 	f.regMu.Lock()
 	defer f.regMu.Unlock()
-	srv := f.srv
+	srv := f.srv.Load()
 	s := f.current()
 	if srv == nil || s == nil || (f.synced && s.cat.Version == f.regVersion) {
 		return
@@ -348,8 +421,10 @@ func (f *Facade) sync() {
 	f.synced = true
 	f.regVersion = s.cat.Version
 
-	f.registerTools(srv, s, first)
-	f.registerPrompts(srv, s)
+	if first || !f.opts.Static {
+		f.registerTools(srv, s, first)
+		f.registerPrompts(srv, s)
+	}
 	// skill://index.json is registered as a plain resource so that replacing
 	// it triggers notifications/resources/list_changed; resources/list and
 	// resources/read are answered from the snapshot.
@@ -364,6 +439,13 @@ func (f *Facade) sync() {
 		}
 	}
 	f.regIndex = s.index
+	if !first {
+		f.dropGone(srv, s)
+	}
+	select {
+	case f.syncedCh <- struct{}{}:
+	default:
+	}
 }
 
 // resourceListKey is the content of resources/list for s, compared between

@@ -31,6 +31,10 @@ type snapshot struct {
 	dirs map[string][]*mcp.Resource
 	// index is the body of skill://index.json.
 	index []byte
+	// maxURI is the length of the longest spelling of a served URI that
+	// names it: three times the longest URI, as if every byte were
+	// percent-encoded. A longer request URI cannot match.
+	maxURI int
 }
 
 func newSnapshot(c *events.Catalog, bundled fs.FS) *snapshot {
@@ -57,6 +61,9 @@ func newSnapshot(c *events.Catalog, bundled fs.FS) *snapshot {
 		}
 	}
 	slices.SortFunc(s.resources, func(a, b *mcp.Resource) int { return strings.Compare(a.URI, b.URI) })
+	for _, r := range s.resources {
+		s.maxURI = max(s.maxURI, 3*len(r.URI))
+	}
 
 	// Directories: every level below each skill root, derived from its
 	// manifest (which includes nested skills' files, SEP2640-R25).
