@@ -9,10 +9,12 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,17 +47,23 @@ type HasherOptions struct {
 	Workers int
 	// Logger receives the hasher's log lines. If nil, they are discarded.
 	Logger *slog.Logger
+	// Changes carries files.changed ([events.FilesChanged], published by
+	// the watcher) to [Hasher.Run], which rescans the changed part of a
+	// local source. If nil, sources are scanned only when a configuration
+	// arrives. [Validate] ignores it.
+	Changes <-chan *message.Message
 }
 
 // Hasher is the actor that scans sources for skill folders and hashes their
 // files (DESIGN "hasher"). It keeps a digest cache keyed by (path, size,
 // mtime), so an unchanged file is never read twice (BR-35).
 type Hasher struct {
-	in  <-chan *message.Message
-	pub message.Publisher
-	sc  *scanner
-	log *slog.Logger
-	seq atomic.Uint64
+	in      <-chan *message.Message
+	changes <-chan *message.Message
+	pub     message.Publisher
+	sc      *scanner
+	log     *slog.Logger
+	seq     atomic.Uint64
 }
 
 // NewHasher returns a hasher reading [events.SourcesConfigured] messages
@@ -66,7 +74,11 @@ func NewHasher(configured <-chan *message.Message, pub message.Publisher, opts *
 		panic("actors.NewHasher: nil inbox or publisher")
 	}
 	sc := newScanner(opts)
-	return &Hasher{in: configured, pub: pub, sc: sc, log: sc.log}
+	h := &Hasher{in: configured, pub: pub, sc: sc, log: sc.log}
+	if opts != nil {
+		h.changes = opts.Changes
+	}
+	return h
 }
 
 // Scan finds the skill folders of one local or bundled source and hashes
@@ -84,68 +96,210 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 	return h.sc.scan(ctx, src)
 }
 
-// Run handles sources.configured messages until ctx is done or the inbox is
-// closed, then returns nil after the scans it started have stopped. Each
-// message is decoded and acked at once (exactly once, never nacked, through
-// [events.Handle]); a configuration newer than the last one cancels the
-// scans still running for the older one and starts a scan of every local
-// and bundled source (github and well-known sources are skipped) in a
-// goroutine Run owns. Each finished scan is published as one
-// [events.SourceScanned] with increasing Seq and ConfigSeq set; a publish
-// blocks as the bus does.
+// Run handles sources.configured and files.changed messages until ctx is
+// done or every inbox is closed, then returns nil after the scans it
+// started have stopped. Each message is decoded and acked at once (exactly
+// once, never nacked, through [events.Handle]); scans run in goroutines Run
+// owns and publish their own results, one [events.SourceScanned] each,
+// with increasing Seq and ConfigSeq set; a publish blocks as the bus does.
+//
+// A configuration newer than the last one cancels every scan still running
+// and, once they have stopped, scans every local and bundled source in
+// order (github and well-known sources are skipped). An
+// [events.FilesChanged] for the current configuration (ConfigSeq equal,
+// Seq above the last one of its source, a local source of that
+// configuration) rescans that source incrementally: only the folders the
+// changed paths touch are read again and only files whose path, size or
+// mtime changed (or that the change names) are hashed; Rescan reads the
+// whole root again. The result is what a full [Hasher.Scan] would give. The
+// scans of one root never overlap and publish in order: changes that
+// arrive while the root is being scanned are merged into one rescan that
+// starts when it ends.
 func (h *Hasher) Run(ctx context.Context) error {
+	runCtx, stopAll := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	stop := func() {}
 	defer func() {
-		stop()
+		stopAll()
 		wg.Wait()
 	}()
-	var lastSeq uint64
-	for {
+	done := make(chan []string) // root keys of a job that ended
+	var (
+		cfg        events.SourcesConfigured
+		cfgCtx     = runCtx
+		cancelCfg  = func() {}
+		running    int
+		busy       = map[string]bool{}
+		fullDue    bool
+		pending    = map[string]*rescanJob{}
+		lastChange = map[string]uint64{}
+	)
+	start := func(keys []string, job func(context.Context)) {
+		running++
+		for _, k := range keys {
+			busy[k] = true
+		}
+		jctx := cfgCtx
+		wg.Go(func() {
+			job(jctx)
+			select {
+			case done <- keys:
+			case <-runCtx.Done():
+			}
+		})
+	}
+	schedule := func() {
+		if fullDue {
+			if running > 0 {
+				return // a configuration's scans wait for the older ones to stop
+			}
+			fullDue = false
+			var keys []string
+			for _, src := range cfg.Sources {
+				if k := cacheKey(src); k != "" {
+					keys = append(keys, k)
+				}
+			}
+			c := cfg
+			start(keys, func(ctx context.Context) { h.scanAll(ctx, c) })
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(pending)) {
+			if busy[k] {
+				continue
+			}
+			job := pending[k]
+			delete(pending, k)
+			start([]string{k}, func(ctx context.Context) { h.rescan(ctx, job) })
+		}
+	}
+	in, changes := h.in, h.changes
+	for in != nil || changes != nil {
 		select {
 		case <-ctx.Done():
 			return nil
-		case msg, ok := <-h.in:
-			if !ok {
-				return nil
+		case keys := <-done:
+			running--
+			for _, k := range keys {
+				delete(busy, k)
 			}
-			var cfg events.SourcesConfigured
-			err := events.Handle(h.log, msg, func(m *message.Message) error {
-				var err error
-				cfg, err = events.Decode[events.SourcesConfigured](m)
-				return err
-			})
-			if err != nil || cfg.Seq <= lastSeq {
+			schedule()
+		case msg, ok := <-in:
+			if !ok {
+				in = nil
 				continue
 			}
-			lastSeq = cfg.Seq
-			stop()
-			sctx, cancel := context.WithCancel(ctx)
-			stop = cancel
-			wg.Go(func() { h.scanAll(sctx, cfg) })
+			var ev events.SourcesConfigured
+			err := events.Handle(h.log, msg, func(m *message.Message) error {
+				var err error
+				ev, err = events.Decode[events.SourcesConfigured](m)
+				return err
+			})
+			if err != nil || ev.Seq <= cfg.Seq {
+				continue
+			}
+			cfg = ev
+			cancelCfg()
+			cctx, cancel := context.WithCancel(runCtx) // stopped by stopAll at the latest
+			cfgCtx, cancelCfg = cctx, cancel
+			clear(pending)
+			fullDue = true
+			schedule()
+		case msg, ok := <-changes:
+			if !ok {
+				changes = nil
+				continue
+			}
+			var ev events.FilesChanged
+			err := events.Handle(h.log, msg, func(m *message.Message) error {
+				var err error
+				ev, err = events.Decode[events.FilesChanged](m)
+				return err
+			})
+			if err != nil || ev.ConfigSeq != cfg.Seq || ev.Seq <= lastChange[ev.Source.ID] {
+				continue
+			}
+			lastChange[ev.Source.ID] = ev.Seq
+			i := slices.IndexFunc(cfg.Sources, func(s events.Source) bool {
+				return s.ID == ev.Source.ID && s.Kind == events.SourceLocal && s.Root == ev.Source.Root
+			})
+			if i < 0 {
+				continue
+			}
+			k := cacheKey(cfg.Sources[i])
+			job := pending[k]
+			if job == nil {
+				job = &rescanJob{src: cfg.Sources[i], cfgSeq: cfg.Seq, paths: map[string]bool{}}
+				pending[k] = job
+			}
+			job.whole = job.whole || ev.Rescan
+			for _, p := range ev.Paths {
+				job.paths[p] = true
+			}
+			schedule()
 		}
 	}
+	return nil
+}
+
+// rescanJob is the merged work of the files.changed messages of one root
+// that wait for a scan.
+type rescanJob struct {
+	src    events.Source
+	cfgSeq uint64
+	paths  map[string]bool // absolute
+	whole  bool
+}
+
+// cacheKey names the caches of a scanned source, or "" for a source the
+// hasher does not scan.
+func cacheKey(src events.Source) string {
+	switch src.Kind {
+	case events.SourceLocal:
+		return "local:" + src.Root
+	case events.SourceBundled:
+		return "bundled:"
+	}
+	return ""
 }
 
 // scanAll scans and publishes every served source of cfg in order.
 func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
 	for _, src := range cfg.Sources {
-		if src.Kind != events.SourceLocal && src.Kind != events.SourceBundled {
+		if cacheKey(src) == "" {
 			continue
 		}
-		scan, err := h.Scan(ctx, src)
-		if err != nil {
-			if ctx.Err() == nil {
-				h.log.Error("scanning source", "source", src.Location, "error", err)
-			}
+		scan, err := h.sc.scanKeep(ctx, src, nil, true)
+		if !h.publish(ctx, cfg.Seq, scan, err) {
 			return
 		}
-		scan.Seq = h.seq.Add(1)
-		scan.ConfigSeq = cfg.Seq
-		if err := events.Publish(h.pub, scan); err != nil {
-			h.log.Error("publishing scan", "source", src.Location, "error", err)
-		}
 	}
+}
+
+// rescan scans and publishes the source of job.
+func (h *Hasher) rescan(ctx context.Context, job *rescanJob) {
+	scan, err := h.sc.scanKeep(ctx, job.src, slices.Sorted(maps.Keys(job.paths)), job.whole)
+	h.publish(ctx, job.cfgSeq, scan, err)
+}
+
+// publish publishes a finished scan unless it failed or its configuration
+// was replaced meanwhile, and reports whether it did.
+func (h *Hasher) publish(ctx context.Context, cfgSeq uint64, scan events.SourceScanned, err error) bool {
+	if err != nil {
+		if ctx.Err() == nil {
+			h.log.Error("scanning source", "source", scan.Source.Location, "error", err)
+		}
+		return false
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	scan.Seq = h.seq.Add(1)
+	scan.ConfigSeq = cfgSeq
+	if err := events.Publish(h.pub, scan); err != nil {
+		h.log.Error("publishing scan", "source", scan.Source.Location, "error", err)
+	}
+	h.log.Debug("source scanned", "source", scan.Source.Location, "skills", len(scan.Skills), "hashed", scan.Hashed)
+	return true
 }
 
 // scanner is the synchronous part of the hasher, shared with [Validate].
@@ -159,6 +313,9 @@ type scanner struct {
 	// the source's file system. Each scan replaces its root's map, so files
 	// that vanished leave the cache.
 	cache map[string]map[string]cacheEntry
+	// dirs maps a local root key to what the last scan of the hasher's Run
+	// read of its folders; a rescan takes it out while it runs.
+	dirs map[string]*dirCache
 }
 
 type cacheEntry struct {
@@ -182,11 +339,51 @@ func newScanner(opts *HasherOptions) *scanner {
 		workers: o.Workers,
 		log:     ensureLogger(o.Logger),
 		cache:   map[string]map[string]cacheEntry{},
+		dirs:    map[string]*dirCache{},
 	}
 }
 
-// scan implements [Hasher.Scan].
+// scan implements [Hasher.Scan]: a full scan that reads every folder.
 func (s *scanner) scan(ctx context.Context, src events.Source) (events.SourceScanned, error) {
+	return s.scanWith(ctx, src, nil, nil)
+}
+
+// scanKeep scans src for the hasher's Run and keeps what discovery read
+// of a local root for the next call. With changed nil or whole set it reads
+// every folder again; otherwise it reads again only what the absolute
+// changed paths touched ([dirCache.invalidate]), which gives the same result
+// as a full scan as long as every change since the previous call is in
+// changed. Calls for one root must not overlap.
+func (s *scanner) scanKeep(ctx context.Context, src events.Source, changed []string, whole bool) (events.SourceScanned, error) {
+	if src.Kind != events.SourceLocal {
+		return s.scan(ctx, src)
+	}
+	key := cacheKey(src)
+	s.mu.Lock()
+	dc := s.dirs[key]
+	delete(s.dirs, key)
+	s.mu.Unlock()
+	var force map[string]bool
+	if dc == nil || whole || changed == nil {
+		dc = newDirCache(src.Root)
+	} else {
+		force = dc.invalidate(changed)
+	}
+	out, err := s.scanWith(ctx, src, dc, force)
+	if err == nil {
+		s.mu.Lock()
+		s.dirs[key] = dc
+		s.mu.Unlock()
+	}
+	return out, err
+}
+
+// scanWith scans src. For a local source, dc (if not nil) is the file
+// system discovery reads through, so that it answers from memory what no
+// change touched; force lists the paths (relative to the root) whose
+// digests are recomputed even when size and mtime match, because a
+// watcher saw them written.
+func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache, force map[string]bool) (events.SourceScanned, error) {
 	out := events.SourceScanned{Source: src}
 	var w walker
 	var rootKey string
@@ -217,6 +414,10 @@ func (s *scanner) scan(ctx context.Context, src events.Source) (events.SourceSca
 			w.rootReal = r
 		}
 		w.resolve = func(p string) (string, error) { return filepath.EvalSymlinks(w.display(p)) }
+		if dc != nil {
+			w.fsys = dc
+			w.resolve = dc.resolver(w.resolve)
+		}
 	case events.SourceBundled:
 		rootKey = "bundled:"
 		w.display = func(p string) string { return p }
@@ -270,7 +471,7 @@ func (s *scanner) scan(ctx context.Context, src events.Source) (events.SourceSca
 	)
 	for _, p := range order {
 		x := wants[p]
-		if e, ok := old[p]; ok && e.size == x.info.Size() && e.modTime.Equal(x.info.ModTime()) && (!x.need || e.content != nil) {
+		if e, ok := old[p]; ok && !force[p] && e.size == x.info.Size() && e.modTime.Equal(x.info.ModTime()) && (!x.need || e.content != nil) {
 			fresh[p] = e
 			continue
 		}
@@ -511,6 +712,9 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 		}
 	}
 	for _, e := range ents {
+		if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
+			continue // a loose file: nothing to discover
+		}
 		name := e.Name()
 		p := path.Join(dir, name)
 		if depth == 0 && skipTop[p] {

@@ -1,0 +1,228 @@
+package actors
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// dirCache is a file system that remembers what discovery read from a local
+// source root: folder listings (with each entry's Info), Stat, Lstat and
+// resolved symbolic links, keyed by slash path relative to the root. An
+// incremental rescan first drops what a change may have touched
+// ([dirCache.invalidate]) and then runs the very same discovery code as a
+// full scan over it, so the rules of discovery cannot drift between the two;
+// folders no change touched are answered from memory, without a system call.
+// File contents are never cached: Open goes to disk.
+//
+// A dirCache is not safe for concurrent use, except Open. The hasher uses
+// one per root, and scans of one root never overlap.
+type dirCache struct {
+	fsys fs.FS
+	root string // absolute source root, as configured
+
+	dirs   map[string][]fs.DirEntry
+	stats  map[string]statResult
+	lstats map[string]statResult
+	reals  map[string]realResult
+	// links holds the paths of the symbolic links seen. They are re-read on
+	// every rescan: what they show depends on their target, which may sit
+	// outside the root or under another path than the one reported.
+	links map[string]bool
+}
+
+type statResult struct {
+	info fs.FileInfo
+	err  error
+}
+
+type realResult struct {
+	real string
+	err  error
+}
+
+var (
+	_ fs.ReadDirFS  = (*dirCache)(nil)
+	_ fs.StatFS     = (*dirCache)(nil)
+	_ fs.ReadLinkFS = (*dirCache)(nil)
+)
+
+func newDirCache(root string) *dirCache {
+	return &dirCache{
+		fsys:   os.DirFS(root),
+		root:   root,
+		dirs:   map[string][]fs.DirEntry{},
+		stats:  map[string]statResult{},
+		lstats: map[string]statResult{},
+		reals:  map[string]realResult{},
+		links:  map[string]bool{},
+	}
+}
+
+// Open opens the file on disk; it is safe for concurrent use.
+func (c *dirCache) Open(name string) (fs.File, error) { return c.fsys.Open(name) }
+
+// ReadDir returns the listing of name, read once. A failed read is not
+// remembered.
+func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
+	if ents, ok := c.dirs[name]; ok {
+		return ents, nil
+	}
+	ents, err := fs.ReadDir(c.fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fs.DirEntry, len(ents))
+	for i, e := range ents {
+		if e.Type()&fs.ModeSymlink != 0 {
+			c.links[path.Join(name, e.Name())] = true
+		}
+		out[i] = &cachedEntry{DirEntry: e}
+	}
+	c.dirs[name] = out
+	return out, nil
+}
+
+// Stat returns the (remembered) fs.Stat of name.
+func (c *dirCache) Stat(name string) (fs.FileInfo, error) {
+	if r, ok := c.stats[name]; ok {
+		return r.info, r.err
+	}
+	fi, err := fs.Stat(c.fsys, name)
+	c.stats[name] = statResult{fi, err}
+	return fi, err
+}
+
+// Lstat returns the (remembered) fs.Lstat of name.
+func (c *dirCache) Lstat(name string) (fs.FileInfo, error) {
+	if r, ok := c.lstats[name]; ok {
+		return r.info, r.err
+	}
+	fi, err := fs.Lstat(c.fsys, name)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		c.links[name] = true
+	}
+	c.lstats[name] = statResult{fi, err}
+	return fi, err
+}
+
+// ReadLink reads the link name; it is not remembered (discovery does not
+// use it).
+func (c *dirCache) ReadLink(name string) (string, error) { return fs.ReadLink(c.fsys, name) }
+
+// resolver wraps resolve (a fs path to its real path) with the cache.
+func (c *dirCache) resolver(resolve func(string) (string, error)) func(string) (string, error) {
+	return func(p string) (string, error) {
+		if r, ok := c.reals[p]; ok {
+			return r.real, r.err
+		}
+		real, err := resolve(p)
+		c.reals[p] = realResult{real, err}
+		return real, err
+	}
+}
+
+// invalidate forgets everything a change of the absolute paths may have
+// touched and returns those paths relative to the root ("." for the root
+// itself); paths outside the root are ignored. For each path it drops the
+// path itself, everything below it (a folder stands for its contents) and
+// every folder above it up to the root (listings that may have gained or
+// lost an entry, folders that may have been created with it), and it does
+// the same for every symbolic link seen, whatever changed. The next scan
+// reads those again; the rest is answered from memory.
+func (c *dirCache) invalidate(paths []string) map[string]bool {
+	rels := map[string]bool{}
+	rootReal := c.root
+	if r, err := filepath.EvalSymlinks(c.root); err == nil {
+		rootReal = r
+	}
+	for _, p := range paths {
+		if rel, ok := relTo(c.root, p); ok {
+			rels[rel] = true
+		} else if rel, ok := relTo(rootReal, p); ok {
+			rels[rel] = true
+		}
+	}
+	touched := make(map[string]bool, len(rels)+len(c.links))
+	for p := range rels {
+		touched[p] = true
+	}
+	for p := range c.links {
+		touched[p] = true
+	}
+	c.links = map[string]bool{}
+	above := map[string]bool{}
+	for p := range touched {
+		for d := p; d != "."; {
+			d = path.Dir(d)
+			if above[d] {
+				break
+			}
+			above[d] = true
+		}
+	}
+	stale := func(key string) bool {
+		if above[key] {
+			return true
+		}
+		for k := key; ; k = path.Dir(k) {
+			if touched[k] {
+				return true
+			}
+			if k == "." {
+				return false
+			}
+		}
+	}
+	for k := range c.dirs {
+		if stale(k) {
+			delete(c.dirs, k)
+		}
+	}
+	for _, m := range []map[string]statResult{c.stats, c.lstats} {
+		for k := range m {
+			if stale(k) {
+				delete(m, k)
+			}
+		}
+	}
+	for k := range c.reals {
+		if stale(k) {
+			delete(c.reals, k)
+		}
+	}
+	return rels
+}
+
+// relTo returns the slash path of the absolute path p relative to root, and
+// whether p is root or below it.
+func relTo(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, filepath.Clean(p))
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	if strings.HasPrefix(rel, "../") || rel == ".." {
+		return "", false
+	}
+	return rel, true
+}
+
+// cachedEntry remembers the Info of a directory entry (for os.DirFS an
+// lstat done on first call).
+type cachedEntry struct {
+	fs.DirEntry
+	done bool
+	info fs.FileInfo
+	err  error
+}
+
+func (e *cachedEntry) Info() (fs.FileInfo, error) {
+	if !e.done {
+		e.info, e.err = e.DirEntry.Info()
+		e.done = true
+	}
+	return e.info, e.err
+}
