@@ -43,11 +43,10 @@ const watchBuffer = 4096
 // starve the hasher.
 const burstCap = 10
 
-// maxWalkEntries bounds how many paths the watcher lists from folders
-// created in one debounce window (a folder moved in, a `cp -r`). Beyond it,
-// the window is published as a rescan of the root: one walk by the hasher
-// beats a huge path list.
-const maxWalkEntries = 10000
+// maxPaths bounds how many paths one window of a root collects (a big folder
+// moved in, a `git checkout`). Beyond it, the window is published as a
+// rescan of the root: one walk by the hasher beats a huge path list.
+const maxPaths = 10000
 
 // WatcherOptions configure a [Watcher]. A nil *WatcherOptions means defaults.
 type WatcherOptions struct {
@@ -246,7 +245,7 @@ type rootWatch struct {
 
 	// The pending window. first is zero when nothing is pending.
 	paths       map[string]struct{}
-	created     []string // folders created in the window, walked again at flush
+	created     []createdDir // folders created in the window, walked again at flush
 	rescan      bool
 	first, last time.Time
 }
@@ -474,7 +473,7 @@ func (r *watchRun) absorb() {
 		if skippedPath(rw.root, p) {
 			continue
 		}
-		rw.paths[p] = struct{}{}
+		rw.add(p)
 		rw.touch(now)
 		if e.ev&notify.Create != 0 {
 			// notify watches a new folder only after its create event; what
@@ -482,11 +481,17 @@ func (r *watchRun) absorb() {
 			// the files of a folder moved in. List them now, and again at
 			// flush, when notify surely watches the folder.
 			if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
-				rw.created = append(rw.created, p)
+				rw.created = append(rw.created, createdDir{p, now})
 				rw.walk(p)
 			}
 		}
 	}
+}
+
+// createdDir is a folder whose create event was seen at at.
+type createdDir struct {
+	path string
+	at   time.Time
 }
 
 // display maps a path notify reported (symbolic links resolved) to the path
@@ -522,24 +527,32 @@ func (rw *rootWatch) touch(now time.Time) {
 	rw.last = now
 }
 
-// walk adds every path below dir to the pending window, up to
-// maxWalkEntries; beyond that the window becomes a rescan.
-func (rw *rootWatch) walk(dir string) {
+// add adds p to the pending window; past maxPaths the window becomes a
+// rescan and stops collecting paths.
+func (rw *rootWatch) add(p string) {
 	if rw.rescan {
 		return
 	}
+	rw.paths[p] = struct{}{}
+	if len(rw.paths) > maxPaths {
+		rw.rescan = true
+		clear(rw.paths)
+	}
+}
+
+// walk adds every path below dir (itself included) to the pending window.
+func (rw *rootWatch) walk(dir string) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if rw.rescan {
+			return filepath.SkipAll
+		}
 		if err != nil {
 			return nil // vanished or unreadable: the hasher sees it too
 		}
 		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
 			return filepath.SkipDir
 		}
-		if len(rw.paths) >= maxWalkEntries {
-			rw.rescan = true
-			return filepath.SkipAll
-		}
-		rw.paths[p] = struct{}{}
+		rw.add(p)
 		return nil
 	})
 }
@@ -567,9 +580,17 @@ func (r *watchRun) flushDue(now time.Time) (next time.Time, ok bool) {
 }
 
 // flush hands the pending window of rw to the publisher and empties it.
+// Folders created less than a debounce interval ago (a burst cut by
+// burstCap) may not be watched by notify yet: they are walked again in the
+// next window.
 func (r *watchRun) flush(rw *rootWatch) {
+	now := time.Now()
+	var carry []createdDir
 	for _, dir := range rw.created {
-		rw.walk(dir)
+		rw.walk(dir.path)
+		if now.Sub(dir.at) < r.w.debounce {
+			carry = append(carry, dir)
+		}
 	}
 	ev := events.FilesChanged{ConfigSeq: rw.cfgSeq, Source: rw.src, Rescan: rw.rescan}
 	if !rw.rescan {
@@ -580,9 +601,12 @@ func (r *watchRun) flush(rw *rootWatch) {
 		slices.Sort(ev.Paths)
 	}
 	rw.paths = map[string]struct{}{}
-	rw.created = nil
+	rw.created = carry
 	rw.rescan = false
 	rw.first, rw.last = time.Time{}, time.Time{}
+	if len(carry) > 0 {
+		rw.touch(now)
+	}
 	if !ev.Rescan && len(ev.Paths) == 0 {
 		return
 	}
