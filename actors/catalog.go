@@ -376,6 +376,9 @@ type CatalogBuilder struct {
 	overrides events.OverridesChanged
 	prev      *events.Catalog
 	logged    map[string]bool
+	// static holds the skill URIs of the first catalog built in static
+	// mode, the only ones served while the configuration stays static.
+	static map[string]bool
 }
 
 // NewCatalogBuilder returns a catalog builder reading in and publishing
@@ -393,12 +396,19 @@ func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logge
 // Run handles messages until ctx is done or every inbox is closed, then
 // returns nil. Each message is acked once, never nacked ([events.Handle]),
 // before anything is published. It keeps the newest configuration and
-// overrides (by Seq) and the newest scan of each source (older Seq
-// dropped). Once the overrides have arrived and every local and bundled
-// source of the current configuration has a scan made for it, and again after every later event
-// that changes the state, it builds a catalog ([BuildCatalog]) with the next
-// version and publishes [events.CatalogChanged]; that publish blocks as the
-// bus does. Each diagnostic is logged once per (file, message, version):
+// overrides (by Seq) and the newest scan of each source (by ConfigSeq, then
+// Seq; older ones dropped). Once the overrides have arrived and every local
+// and bundled source of the current configuration has a scan made for it,
+// and again after every later event that changes the state, it builds a
+// catalog ([BuildCatalog]); when the catalog differs from the last one
+// published, it publishes it with the next version as
+// [events.CatalogChanged], listing the SKILL.md URIs added, removed and
+// changed (digest or flag). A rebuild that changes nothing (a no-op rescan,
+// a reconcile tick) publishes nothing and takes no version. When the
+// configuration is static, the first catalog fixes the skill URIs served:
+// later catalogs never add a skill, but served skills keep following their
+// files and drop out when their folder goes. The publish blocks as the bus
+// does. Each diagnostic is logged once per (file, message, version):
 // warnings at Warn, skips at Error.
 func (b *CatalogBuilder) Run(ctx context.Context) error {
 	cfgIn, scanIn, ovIn := b.in.Configured, b.in.Scanned, b.in.Overrides
@@ -433,7 +443,11 @@ func (b *CatalogBuilder) Run(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				if old, ok := b.scans[ev.Source.ID]; !ok || ev.Seq > old.Seq {
+				// A scan made for an older configuration never replaces one
+				// made for a newer one, whatever their Seq (scans of two
+				// configurations may finish in any order).
+				if old, ok := b.scans[ev.Source.ID]; !ok || ev.ConfigSeq > old.ConfigSeq ||
+					ev.ConfigSeq == old.ConfigSeq && ev.Seq > old.Seq {
 					b.scans[ev.Source.ID], changed = ev, true
 				}
 				return nil
@@ -483,7 +497,13 @@ func (b *CatalogBuilder) rebuild() {
 		version = b.prev.Version + 1
 	}
 	cat := BuildCatalog(version, b.cfg, current, b.overrides.Overrides)
+	if b.cfg.Static {
+		cat = b.fixSkillSet(cat)
+	}
 	b.logDiagnostics(cat.Diagnostics)
+	if b.prev != nil && sameCatalog(b.prev, cat) {
+		return // a no-op rescan or reconcile tick: no new version
+	}
 	ev := events.CatalogChanged{Catalog: cat}
 	ev.Added, ev.Removed, ev.Changed = diffCatalogs(b.prev, cat)
 	b.prev = cat
@@ -491,6 +511,34 @@ func (b *CatalogBuilder) rebuild() {
 	if err := events.Publish(b.pub, ev); err != nil {
 		b.log.Error("publishing catalog", "version", version, "error", err)
 	}
+}
+
+// fixSkillSet applies static mode to cat: the skill URIs of the first
+// static catalog are the only ones ever served. A skill found later is
+// left out with a warning; a served skill keeps following its files
+// (manifests, digests, frontmatter), so subscribers still hear of edits and
+// reads stay consistent, and it disappears when its folder goes or its
+// SKILL.md stops being valid, as nothing could be served for it.
+func (b *CatalogBuilder) fixSkillSet(cat *events.Catalog) *events.Catalog {
+	if b.static == nil {
+		b.static = make(map[string]bool, len(cat.Skills))
+		for _, s := range cat.Skills {
+			b.static[s.URI] = true
+		}
+		return cat
+	}
+	skills := make([]events.Skill, 0, len(cat.Skills))
+	diags := cat.Diagnostics
+	for _, s := range cat.Skills {
+		if b.static[s.URI] {
+			skills = append(skills, s)
+			continue
+		}
+		file := mdFile(s.Source, events.ScannedSkill{Dir: s.Dir, Files: s.Files})
+		diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Version: s.Files[0].Digest,
+			Message: fmt.Sprintf("%s: skill %s appeared after startup and is not served: the skill set is fixed in static mode (--static); restart the server to serve it", file, s.QualifiedName)})
+	}
+	return events.NewCatalog(cat.Version, cat.Static, skills, diags)
 }
 
 func (b *CatalogBuilder) logDiagnostics(diags []events.Diagnostic) {
@@ -550,6 +598,28 @@ func sameSkill(a, b *events.Skill) bool {
 	for i := range a.Files {
 		if a.Files[i].Path != b.Files[i].Path || a.Files[i].Digest != b.Files[i].Digest || a.Files[i].DiskName != b.Files[i].DiskName {
 			return false
+		}
+	}
+	return true
+}
+
+// sameCatalog reports whether next would show clients nothing prev does
+// not: the same skills with the same manifests (digests, sizes and
+// modification times), flags and frontmatter, the same diagnostics and
+// mode. Versions are not compared.
+func sameCatalog(prev, next *events.Catalog) bool {
+	if prev.Static != next.Static || len(prev.Skills) != len(next.Skills) || !slices.Equal(prev.Diagnostics, next.Diagnostics) {
+		return false
+	}
+	for i := range prev.Skills {
+		a, b := &prev.Skills[i], &next.Skills[i]
+		if a.URI != b.URI || a.SkillPath != b.SkillPath || !sameSkill(a, b) {
+			return false
+		}
+		for j := range a.Files {
+			if a.Files[j].Size != b.Files[j].Size || !a.Files[j].ModTime.Equal(b.Files[j].ModTime) {
+				return false
+			}
 		}
 	}
 	return true

@@ -179,59 +179,6 @@ func TestCatalogBuilderOrdering(t *testing.T) {
 	})
 }
 
-// TestNotifier checks that changed and vanished file URIs are published,
-// with the index URI when skills come or go, and stale versions dropped.
-func TestNotifier(t *testing.T) {
-	mk := func(version uint64, files map[string]string, skillDirs ...string) *events.Catalog {
-		var skills []events.Skill
-		for _, d := range skillDirs {
-			s := events.Skill{QualifiedName: "skills__" + d, SkillPath: "skills/" + d, URI: "skill://skills/" + d + "/SKILL.md"}
-			s.Files = append(s.Files, events.File{Path: "SKILL.md", Digest: digest(files[d+"/SKILL.md"])})
-			for p, c := range files {
-				if rest, ok := strings.CutPrefix(p, d+"/"); ok && rest != "SKILL.md" {
-					s.Files = append(s.Files, events.File{Path: rest, Digest: digest(c)})
-				}
-			}
-			skills = append(skills, s)
-		}
-		return events.NewCatalog(version, false, skills, nil)
-	}
-	v1 := mk(1, map[string]string{"a/SKILL.md": "a", "a/x.md": "x", "a/y.md": "y", "b/SKILL.md": "b"}, "a", "b")
-	v2 := mk(2, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2", "b/SKILL.md": "b"}, "a", "b")
-	v3 := mk(3, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2"}, "a")
-	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		in := make(chan *message.Message)
-		pub := newRecordingPublisher()
-		n := actors.NewNotifier(in, pub, nil)
-		done := make(chan error)
-		go func() { done <- n.Run(ctx) }()
-		for _, c := range []*events.Catalog{v1, v2, v1, v3} {
-			in <- encode(t, events.CatalogChanged{Catalog: c})
-		}
-		synctest.Wait()
-		var got []events.ResourcesUpdated
-		for _, m := range pub.all() {
-			ev, err := events.Decode[events.ResourcesUpdated](m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, ev)
-		}
-		want := []events.ResourcesUpdated{
-			{Version: 2, URIs: []string{"skill://skills/a/x.md", "skill://skills/a/y.md"}},
-			{Version: 3, URIs: []string{"skill://index.json", "skill://skills/b/SKILL.md"}},
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("updates mismatch (-want +got):\n%s", diff)
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v, want nil", err)
-		}
-	})
-}
-
 // TestActorsStopOnCancel checks that every Run returns nil promptly after
 // its context is cancelled, also while idle.
 func TestActorsStopOnCancel(t *testing.T) {
