@@ -1,0 +1,248 @@
+package actors_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// builderRun drives a catalog builder inside a synctest bubble with scans
+// of a real folder, and returns what each step published.
+type builderRun struct {
+	t                   *testing.T
+	root                string
+	src                 events.Source
+	hasher              *actors.Hasher
+	cfgIn, scanIn, ovIn chan *message.Message
+	pub                 *recordingPublisher
+	seq, ovSeq          uint64
+}
+
+func startBuilder(t *testing.T, root string, static bool) (*builderRun, *syncBuffer) {
+	t.Helper()
+	r := &builderRun{t: t, root: root, src: localSource(root), hasher: newTestHasher(nil),
+		cfgIn: make(chan *message.Message), scanIn: make(chan *message.Message), ovIn: make(chan *message.Message),
+		pub: newRecordingPublisher()}
+	logger, logs := captureLogger()
+	ctx, cancel := context.WithCancel(t.Context())
+	b := actors.NewCatalogBuilder(actors.CatalogInboxes{Configured: r.cfgIn, Scanned: r.scanIn, Overrides: r.ovIn}, r.pub, logger)
+	done := make(chan error)
+	go func() { done <- b.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+	})
+	r.cfgIn <- encode(t, events.SourcesConfigured{Seq: 1, Sources: []events.Source{r.src}, Static: static})
+	r.overrides(nil)
+	return r, logs
+}
+
+// rescan scans the folder, feeds the scan and returns the catalog.changed
+// published, or nil.
+func (r *builderRun) rescan() *events.CatalogChanged {
+	r.t.Helper()
+	scan, err := r.hasher.Scan(r.t.Context(), r.src)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.seq++
+	scan.Seq, scan.ConfigSeq = r.seq, 1
+	r.scanIn <- encode(r.t, scan)
+	return r.published()
+}
+
+func (r *builderRun) overrides(o map[string]events.Override) *events.CatalogChanged {
+	r.t.Helper()
+	r.ovSeq++
+	r.ovIn <- encode(r.t, events.OverridesChanged{Seq: r.ovSeq, Overrides: o})
+	return r.published()
+}
+
+func (r *builderRun) published() *events.CatalogChanged {
+	r.t.Helper()
+	synctest.Wait()
+	select {
+	case m := <-r.pub.ch:
+		ev, err := events.Decode[events.CatalogChanged](m)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		select {
+		case <-r.pub.ch:
+			r.t.Fatal("two catalogs published for one event")
+		default:
+		}
+		return &ev
+	default:
+		return nil
+	}
+}
+
+func (r *builderRun) write(files map[string]string) { writeTree(r.t, r.root, files) }
+
+func (r *builderRun) remove(rel string) {
+	if err := os.RemoveAll(filepath.Join(r.root, filepath.FromSlash(rel))); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// diffLists is what a CatalogChanged says changed.
+type diffLists struct {
+	Version                 uint64
+	Added, Removed, Changed []string
+}
+
+func lists(ev *events.CatalogChanged) *diffLists {
+	if ev == nil {
+		return nil
+	}
+	return &diffLists{ev.Catalog.Version, ev.Added, ev.Removed, ev.Changed}
+}
+
+func uris(cat *events.Catalog) []string {
+	var out []string
+	for _, s := range cat.Skills {
+		out = append(out, s.URI)
+	}
+	return out
+}
+
+// TestCatalogBuilderChanges checks Added, Removed and Changed for each
+// kind of change, and that a rebuild that changes nothing publishes no
+// version.
+func TestCatalogBuilderChanges(t *testing.T) {
+	const a, b, c = "skill://skills/a/SKILL.md", "skill://skills/b/SKILL.md", "skill://skills/c/SKILL.md"
+	f := false
+	synctest.Test(t, func(t *testing.T) {
+		root := filepath.Join(t.TempDir(), "skills")
+		r, _ := startBuilder(t, root, false)
+		r.write(map[string]string{"a/SKILL.md": skillMD("a", "d"), "a/ref.md": "1", "b/SKILL.md": skillMD("b", "d")})
+		steps := []struct {
+			name string
+			do   func() *events.CatalogChanged
+			want *diffLists
+		}{
+			{"first catalog: everything added", r.rescan, &diffLists{1, []string{a, b}, nil, nil}},
+			{"no-op rescan: nothing published", r.rescan, nil},
+			{"file edited in a skill", func() *events.CatalogChanged {
+				r.write(map[string]string{"a/ref.md": "2"})
+				return r.rescan()
+			}, &diffLists{2, nil, nil, []string{a}}},
+			{"skill added", func() *events.CatalogChanged {
+				r.write(map[string]string{"c/SKILL.md": skillMD("c", "d")})
+				return r.rescan()
+			}, &diffLists{3, []string{c}, nil, nil}},
+			{"skill removed", func() *events.CatalogChanged {
+				r.remove("c")
+				return r.rescan()
+			}, &diffLists{4, nil, []string{c}, nil}},
+			{"skill renamed: old removed, new added", func() *events.CatalogChanged {
+				if err := os.Rename(filepath.Join(root, "b"), filepath.Join(root, "c")); err != nil {
+					t.Fatal(err)
+				}
+				r.write(map[string]string{"c/SKILL.md": skillMD("c", "d")})
+				return r.rescan()
+			}, &diffLists{5, []string{c}, []string{b}, nil}},
+			{"override set", func() *events.CatalogChanged {
+				return r.overrides(map[string]events.Override{"skills__a": {User: &f}})
+			}, &diffLists{6, nil, nil, []string{a}}},
+			{"same overrides again: nothing published", func() *events.CatalogChanged {
+				return r.overrides(map[string]events.Override{"skills__a": {User: &f}})
+			}, nil},
+			{"frontmatter flag changed", func() *events.CatalogChanged {
+				r.write(map[string]string{"c/SKILL.md": "---\nname: c\ndescription: d\ndisable-model-invocation: true\n---\n"})
+				return r.rescan()
+			}, &diffLists{7, nil, nil, []string{c}}},
+			{"reconcile tick: nothing published", r.rescan, nil},
+		}
+		for _, s := range steps {
+			if diff := cmp.Diff(s.want, lists(s.do())); diff != "" {
+				t.Errorf("%s: catalog.changed mismatch (-want +got):\n%s", s.name, diff)
+			}
+		}
+	})
+}
+
+// TestCatalogBuilderInvalidThenFixed checks that a skill whose SKILL.md
+// becomes invalid drops out with one warning for that version, and is
+// served again once fixed.
+func TestCatalogBuilderInvalidThenFixed(t *testing.T) {
+	const a = "skill://skills/a/SKILL.md"
+	synctest.Test(t, func(t *testing.T) {
+		root := filepath.Join(t.TempDir(), "skills")
+		r, logs := startBuilder(t, root, false)
+		r.write(map[string]string{"a/SKILL.md": skillMD("a", "d"), "b/SKILL.md": skillMD("b", "d")})
+		r.rescan()
+		r.write(map[string]string{"a/SKILL.md": "---\nname: a\n---\n"})
+		ev := r.rescan()
+		if ev == nil || ev.Catalog.SkillByURI(a) != nil || !cmp.Equal(ev.Removed, []string{a}) {
+			t.Fatalf("after breaking a/SKILL.md: %+v, want a removed", lists(ev))
+		}
+		r.write(map[string]string{"b/ref.md": "x"}) // another change: the warning is not repeated
+		r.rescan()
+		const warning = "a/SKILL.md: the frontmatter has no description"
+		if n := strings.Count(logs.String(), warning); n != 1 {
+			t.Errorf("warning %q logged %d times, want 1:\n%s", warning, n, logs.String())
+		}
+		r.write(map[string]string{"a/SKILL.md": skillMD("a", "fixed")})
+		ev = r.rescan()
+		if ev == nil || !cmp.Equal(ev.Added, []string{a}) || ev.Catalog.SkillByURI(a).Description != "fixed" {
+			t.Errorf("after fixing a/SKILL.md: %+v, want a added with the new description", lists(ev))
+		}
+	})
+}
+
+// TestCatalogBuilderStatic checks static mode: the first catalog fixes the
+// skill set; a new folder is not added, an edit still updates the served
+// digest, a deleted skill goes.
+func TestCatalogBuilderStatic(t *testing.T) {
+	const a, b = "skill://skills/a/SKILL.md", "skill://skills/b/SKILL.md"
+	synctest.Test(t, func(t *testing.T) {
+		root := filepath.Join(t.TempDir(), "skills")
+		r, logs := startBuilder(t, root, true)
+		r.write(map[string]string{"a/SKILL.md": skillMD("a", "d"), "a/ref.md": "1", "b/SKILL.md": skillMD("b", "d")})
+		if ev := r.rescan(); ev == nil || !ev.Catalog.Static || !cmp.Equal(uris(ev.Catalog), []string{a, b}) {
+			t.Fatalf("first static catalog = %+v, want a and b", lists(ev))
+		}
+
+		r.write(map[string]string{"new/SKILL.md": skillMD("new", "d")})
+		if ev := r.rescan(); ev == nil || len(ev.Added) != 0 || !cmp.Equal(uris(ev.Catalog), []string{a, b}) {
+			t.Errorf("after a new folder: %+v, want no skill added", lists(ev))
+		}
+		if !strings.Contains(logs.String(), "appeared after startup and is not served") {
+			t.Errorf("no warning about the skill left out:\n%s", logs.String())
+		}
+		if ev := r.rescan(); ev != nil {
+			t.Errorf("no-op rescan in static mode published %+v", lists(ev))
+		}
+
+		r.write(map[string]string{"a/ref.md": "2"})
+		ev := r.rescan()
+		if ev == nil || !cmp.Equal(ev.Changed, []string{a}) {
+			t.Fatalf("after an edit: %+v, want a changed", lists(ev))
+		}
+		if ref, ok := ev.Catalog.File("skill://skills/a/ref.md"); !ok || ref.File.Digest != digest("2") {
+			t.Errorf("served a/ref.md = %+v, want the new digest", ref.File)
+		}
+
+		r.remove("b")
+		if ev := r.rescan(); ev == nil || !cmp.Equal(ev.Removed, []string{b}) || !cmp.Equal(uris(ev.Catalog), []string{a}) {
+			t.Errorf("after deleting b: %+v, want b removed", lists(ev))
+		}
+		r.write(map[string]string{"b/SKILL.md": skillMD("b", "back")})
+		if ev := r.rescan(); ev == nil || !cmp.Equal(ev.Added, []string{b}) {
+			t.Errorf("after b came back: %+v, want b served again (it was there at startup)", lists(ev))
+		}
+	})
+}
