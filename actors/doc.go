@@ -3,10 +3,13 @@
 //
 //   - [ConfigActor] publishes the configuration [LoadConfig] worked out;
 //   - [Hasher] scans local and bundled sources for skill folders and hashes
-//     their files, with a digest cache;
+//     their files, with a digest cache; on files.changed it rescans only
+//     the folders a change touched, with the same result as a full scan;
 //   - [CatalogBuilder] validates the scanned skills and publishes each new
-//     catalog version ([BuildCatalog] is its pure core);
-//   - [Notifier] turns catalog versions into resource update notices.
+//     catalog version ([BuildCatalog] is its pure core), only when something
+//     changed, with a fixed skill set in static mode;
+//   - [Notifier] turns catalog versions into resource update notices,
+//     debounced per URI ([DefaultNotifyDebounce]).
 //
 // Actors talk only through the bus of package events: main subscribes every
 // inbox before it starts any actor and passes the channels in. Each Run loop
