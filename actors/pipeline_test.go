@@ -259,3 +259,84 @@ func TestHasherRunPublishes(t *testing.T) {
 		}
 	})
 }
+
+// TestPipelineLiveRefresh wires the hasher's files.changed inbox the way
+// main does and follows one edit through hasher, catalog builder and
+// notifier: a new catalog version with the skill changed, then one
+// resources.updated for the edited file carrying that version.
+func TestPipelineLiveRefresh(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "skills")
+	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD("a", "d"), "a/ref.md": "1"})
+	src := localSource(root)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		bus := events.NewBus(nil)
+		sub := func(topic string) <-chan *message.Message {
+			ch, err := bus.Subscribe(ctx, topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ch
+		}
+		hasherIn := sub(events.TopicSourcesConfigured)
+		hasherChanges := sub(events.TopicFilesChanged)
+		in := actors.CatalogInboxes{
+			Configured: sub(events.TopicSourcesConfigured),
+			Scanned:    sub(events.TopicSourceScanned),
+			Overrides:  sub(events.TopicOverridesChanged),
+		}
+		notifierIn := sub(events.TopicCatalogChanged)
+		catalogs := sub(events.TopicCatalogChanged)
+		updates := sub(events.TopicResourcesUpdated)
+		runners := []interface{ Run(context.Context) error }{
+			actors.NewConfigActor(actors.Config{Sources: []events.Source{src}}, bus, nil),
+			actors.NewHasher(hasherIn, bus, &actors.HasherOptions{Changes: hasherChanges}),
+			actors.NewCatalogBuilder(in, bus, nil),
+			actors.NewNotifier(notifierIn, bus, nil),
+		}
+		var wg sync.WaitGroup
+		for _, r := range runners {
+			wg.Go(func() {
+				if err := r.Run(ctx); err != nil {
+					t.Errorf("Run = %v, want nil", err)
+				}
+			})
+		}
+		next := func() events.CatalogChanged {
+			m := <-catalogs
+			m.Ack()
+			ev, err := events.Decode[events.CatalogChanged](m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ev
+		}
+		first := next()
+
+		ref := filepath.Join(root, "a", "ref.md")
+		writeTree(t, root, map[string]string{"a/ref.md": "22"})
+		if err := events.Publish(bus, events.FilesChanged{Seq: 1, ConfigSeq: 1, Source: src, Paths: []string{ref}}); err != nil {
+			t.Fatal(err)
+		}
+		second := next()
+		if want := []string{"skill://skills/a/SKILL.md"}; second.Catalog.Version != first.Catalog.Version+1 || !cmp.Equal(second.Changed, want) {
+			t.Errorf("catalog after the edit: version %d, Changed %v; want %d, %v", second.Catalog.Version, second.Changed, first.Catalog.Version+1, want)
+		}
+		m := <-updates
+		m.Ack()
+		up, err := events.Decode[events.ResourcesUpdated](m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := events.ResourcesUpdated{Version: second.Catalog.Version, URIs: []string{"skill://skills/a/ref.md"}}
+		if diff := cmp.Diff(want, up); diff != "" {
+			t.Errorf("resources.updated mismatch (-want +got):\n%s", diff)
+		}
+		if f, _ := second.Catalog.File("skill://skills/a/ref.md"); f.File.Digest != digest("22") {
+			t.Errorf("served digest = %s, want the edited file's", f.File.Digest)
+		}
+		cancel()
+		wg.Wait()
+		bus.Close()
+	})
+}
