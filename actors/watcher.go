@@ -233,6 +233,10 @@ type registration struct {
 	real string
 	// info identifies the watched root folder, to notice a replaced root.
 	info os.FileInfo
+	// links maps a linked skill folder (a symbolic link the hasher follows)
+	// to its resolved target, watched recursively on the same channel.
+	// Only Run touches it.
+	links map[string]string
 }
 
 // rootWatch is one watched root and its pending changes.
@@ -316,6 +320,7 @@ func (r *watchRun) establish(rw *rootWatch) bool {
 			}
 			rw.failed = false
 			r.start(rw, reg)
+			r.watchLinks(rw)
 			log.Debug("watching root", "root", rw.root)
 			return true
 		}
@@ -352,7 +357,79 @@ func newRegistration(watched string, recursive bool) *registration {
 		watched:   watched,
 		recursive: recursive,
 		real:      real,
+		links:     map[string]string{},
 	}
+}
+
+// linkContainers returns the folders, relative to a root, whose symbolic
+// links to skill folders the hasher follows (DESIGN: D/skills and
+// D/.claude/skills count as D itself).
+func linkContainers() []string {
+	return []string{"", "skills", filepath.Join(".claude", "skills")}
+}
+
+// watchLinks adds a recursive watch of the target of every symbolic link to
+// a skill folder in a link container of rw's root: notify does not follow
+// links, but the hasher serves linked skill folders (BR-15).
+func (r *watchRun) watchLinks(rw *rootWatch) {
+	for _, c := range linkContainers() {
+		dir := filepath.Join(rw.root, c)
+		if c != "" && !isRealDir(rw.root, c) {
+			continue // a linked container is not followed by the hasher
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if e.Type()&fs.ModeSymlink != 0 {
+				r.watchLink(rw, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+}
+
+// isRealDir reports whether every folder of rel below root is a folder, not
+// a symbolic link.
+func isRealDir(root, rel string) bool {
+	p := root
+	for _, seg := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, seg)
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// watchLink watches the target of link when it is a skill folder and not
+// watched yet.
+func (r *watchRun) watchLink(rw *rootWatch, link string) {
+	reg := rw.reg
+	if reg == nil || !reg.recursive || skippedPath(rw.root, link) {
+		return
+	}
+	target, err := filepath.EvalSymlinks(link)
+	if err != nil || reg.links[link] == target || !holdsSkillMD(target) {
+		return
+	}
+	if err := notify.Watch(target+"/...", reg.ch, notify.All); err != nil {
+		r.w.log.Warn("cannot watch linked skill folder; changes are picked up by the periodic rescan",
+			"link", link, "target", target, "error", err)
+		return
+	}
+	reg.links[link] = target
+}
+
+// holdsSkillMD reports whether dir holds a SKILL.md or skill.md file.
+func holdsSkillMD(dir string) bool {
+	for _, n := range []string{"SKILL.md", "skill.md"} {
+		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // start makes reg the registration of rw and starts its drain goroutine.
@@ -480,9 +557,14 @@ func (r *watchRun) absorb() {
 			// was created in it before is never reported (BR-28), nor are
 			// the files of a folder moved in. List them now, and again at
 			// flush, when notify surely watches the folder.
-			if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
-				rw.created = append(rw.created, createdDir{p, now})
-				rw.walk(p)
+			if fi, err := os.Lstat(p); err == nil {
+				switch {
+				case fi.IsDir():
+					rw.created = append(rw.created, createdDir{p, now})
+					r.walk(rw, p)
+				case fi.Mode()&fs.ModeSymlink != 0:
+					r.linkCreated(rw, p)
+				}
 			}
 		}
 	}
@@ -505,7 +587,21 @@ func display(reg *registration, root, p string) (string, bool) {
 	case p == root || strings.HasPrefix(p, root+string(filepath.Separator)):
 		return p, true
 	}
+	for link, target := range reg.links {
+		if p == target || strings.HasPrefix(p, target+string(filepath.Separator)) {
+			return link + p[len(target):], true
+		}
+	}
 	return "", false
+}
+
+// relDir returns the folder of p relative to root ("" for root itself).
+func relDir(root, p string) string {
+	d := filepath.Dir(p)
+	if d == root {
+		return ""
+	}
+	return strings.TrimPrefix(d, root+string(filepath.Separator))
 }
 
 // skippedPath reports whether p, below root, is inside a .git or
@@ -540,8 +636,9 @@ func (rw *rootWatch) add(p string) {
 	}
 }
 
-// walk adds every path below dir (itself included) to the pending window.
-func (rw *rootWatch) walk(dir string) {
+// walk adds every path below dir (itself included) to the pending window of
+// rw, and watches the links to skill folders it finds in link containers.
+func (r *watchRun) walk(rw *rootWatch, dir string) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if rw.rescan {
 			return filepath.SkipAll
@@ -552,9 +649,20 @@ func (rw *rootWatch) walk(dir string) {
 		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
 			return filepath.SkipDir
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			r.linkCreated(rw, p)
+		}
 		rw.add(p)
 		return nil
 	})
+}
+
+// linkCreated watches the target of a new symbolic link when it sits in a
+// link container of rw's root.
+func (r *watchRun) linkCreated(rw *rootWatch, link string) {
+	if slices.Contains(linkContainers(), relDir(rw.root, link)) {
+		r.watchLink(rw, link)
+	}
 }
 
 // flushDue publishes the windows that are due at now and returns when the
@@ -587,7 +695,7 @@ func (r *watchRun) flush(rw *rootWatch) {
 	now := time.Now()
 	var carry []createdDir
 	for _, dir := range rw.created {
-		rw.walk(dir.path)
+		r.walk(rw, dir.path)
 		if now.Sub(dir.at) < r.w.debounce {
 			carry = append(carry, dir)
 		}
@@ -625,6 +733,9 @@ func (r *watchRun) reconcileTick() {
 		switch {
 		case rw.reg == nil, rw.reg.recursive != exists, exists && !os.SameFile(fi, rw.reg.info):
 			r.establish(rw)
+		}
+		if rw.reg != nil && rw.reg.recursive {
+			r.watchLinks(rw)
 		}
 		if exists {
 			// A missing root gets no rescan: there is nothing to scan, and

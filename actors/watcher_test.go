@@ -413,6 +413,44 @@ func TestWatcherReconfigure(t *testing.T) {
 	}
 }
 
+// TestWatcherLinkedSkill: notify does not follow symbolic links, but the
+// hasher serves a skill folder linked directly into a root (or its skills/
+// or .claude/skills, BR-15); edits in the link's target are reported under
+// the link's path, for links present at start and links added later.
+func TestWatcherLinkedSkill(t *testing.T) {
+	root, elsewhere := t.TempDir(), t.TempDir()
+	for _, n := range []string{"early", "late"} {
+		write(t, filepath.Join(elsewhere, n, "SKILL.md"), skillMD(n, "linked"))
+	}
+	write(t, filepath.Join(elsewhere, "container", "x", "SKILL.md"), skillMD("x", "not followed"))
+	if err := os.Symlink(filepath.Join(elsewhere, "early"), filepath.Join(root, "early")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(elsewhere, "container"), filepath.Join(root, "container")); err != nil {
+		t.Fatal(err)
+	}
+	tw := startWatcher(t, nil)
+	tw.configure(t, 1, root)
+
+	write(t, filepath.Join(elsewhere, "early", "SKILL.md"), skillMD("early", "v2"))
+	tw.rec.waitFor(t, "the early link's SKILL.md", hasAll(filepath.Join(root, "early", "SKILL.md")))
+
+	if err := os.MkdirAll(filepath.Join(root, "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "skills", "late")
+	if err := os.Symlink(filepath.Join(elsewhere, "late"), link); err != nil {
+		t.Fatal(err)
+	}
+	tw.rec.waitFor(t, link, hasAll(link))
+	write(t, filepath.Join(elsewhere, "late", "ref.md"), "ref")
+	write(t, filepath.Join(elsewhere, "container", "x", "SKILL.md"), skillMD("x", "v2"))
+	got := tw.rec.waitFor(t, "the late link's new file", hasAll(filepath.Join(link, "ref.md")))
+	if p := filepath.Join(root, "container", "x", "SKILL.md"); reported(got)[p] {
+		t.Errorf("reported %s inside a linked container, which the hasher does not follow", p)
+	}
+}
+
 // TestWatcherIgnoresGitAndNodeModules: paths under .git and node_modules are
 // dropped; other hidden paths are reported (the hasher decides).
 func TestWatcherIgnoresGitAndNodeModules(t *testing.T) {
