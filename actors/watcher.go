@@ -74,6 +74,9 @@ type WatcherOptions struct {
 // event arrives and again when the window is published (BR-28); a full
 // channel or the periodic reconcile tick cause a rescan of the root; a root
 // that does not exist yet is watched through its nearest existing ancestor.
+// notify does not follow symbolic links, so the target of a link to a skill
+// folder placed in a root, its skills/ or its .claude/skills (the links the
+// hasher follows) is watched too and reported under the link's path.
 // Paths under .git and node_modules are dropped; everything else is reported
 // and the hasher decides what is served.
 type Watcher struct {
@@ -124,10 +127,13 @@ func NewWatcher(configured <-chan *message.Message, pub message.Publisher, opts 
 // Changes are published, per root, [WatcherOptions.Debounce] after the last
 // event of a burst (at most 10 intervals after its first), as one
 // [events.FilesChanged] with increasing Seq, the ConfigSeq of the
-// configuration and sorted absolute Paths, or with Rescan set when the root
-// appeared, vanished or was replaced, when events may have been lost, and on
-// every reconcile tick. Publishing happens in a goroutine Run owns and
-// blocks as the bus does; it never holds up the draining of file events.
+// configuration and sorted, de-duplicated absolute Paths (a new folder's
+// contents included). Rescan is set instead of Paths when the root appeared,
+// vanished or was replaced, when events may have been lost (a full channel,
+// over 10,000 paths in one window), and on every reconcile tick for each
+// root that exists (a missing root has nothing to rescan). Publishing
+// happens in a goroutine Run owns and blocks as the bus does; it never
+// holds up the draining of file events or the handling of the inbox.
 //
 // On return every notify watch of this watcher has been stopped
 // (notify.Stop, after which notify sends nothing more) and every goroutine
@@ -243,7 +249,7 @@ type registration struct {
 type rootWatch struct {
 	src    events.Source
 	cfgSeq uint64
-	root   string // filepath.Clean(src.Root)
+	root   string // src.Root, absolute and clean
 	reg    *registration
 	failed bool // the last notify.Watch of the root failed; logged once
 
@@ -265,7 +271,11 @@ func (r *watchRun) configure(cfg events.SourcesConfigured) {
 		if src.Kind != events.SourceLocal || src.Root == "" {
 			continue
 		}
-		root := filepath.Clean(src.Root)
+		root, err := filepath.Abs(src.Root)
+		if err != nil {
+			r.w.log.Warn("cannot watch skill directory", "root", src.Root, "error", err)
+			continue
+		}
 		k := rootKey{src.ID, root}
 		if keep[k] {
 			continue
