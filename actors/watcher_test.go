@@ -235,21 +235,45 @@ func write(t *testing.T, p, content string) {
 	}
 }
 
+// TestWatcherFileEdit: one change to a file gives one FilesChanged naming
+// it, whether the file is written in place, replaced by a rename (BR-28's
+// editor-style save) or removed.
 func TestWatcherFileEdit(t *testing.T) {
-	root := t.TempDir()
-	f := filepath.Join(root, "pdf", "SKILL.md")
-	write(t, f, skillMD("pdf", "v1"))
-	tw := startWatcher(t, nil)
-	tw.configure(t, 1, root)
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, f string)
+	}{
+		{"write", func(t *testing.T, f string) { write(t, f, skillMD("pdf", "v2")) }},
+		{"rename over", func(t *testing.T, f string) {
+			tmp := filepath.Join(t.TempDir(), "SKILL.md.tmp")
+			write(t, tmp, skillMD("pdf", "v2"))
+			if err := os.Rename(tmp, f); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"remove", func(t *testing.T, f string) {
+			if err := os.Remove(f); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			f := filepath.Join(root, "pdf", "SKILL.md")
+			write(t, f, skillMD("pdf", "v1"))
+			tw := startWatcher(t, nil)
+			tw.configure(t, 1, root)
 
-	write(t, f, skillMD("pdf", "v2"))
-	got := tw.rec.waitFor(t, f, hasAll(f))
-	ev := got[len(got)-1]
-	if ev.Source.Root != root || ev.ConfigSeq != 1 || ev.Rescan || ev.Seq == 0 {
-		t.Errorf("FilesChanged = %+v, want Source.Root %s, ConfigSeq 1, Seq > 0, no Rescan", ev, root)
-	}
-	if !slices.IsSorted(ev.Paths) || len(slices.Compact(slices.Clone(ev.Paths))) != len(ev.Paths) {
-		t.Errorf("Paths = %v, want sorted and de-duplicated", ev.Paths)
+			tc.change(t, f)
+			got := tw.rec.waitFor(t, f, hasAll(f))
+			ev := got[len(got)-1]
+			if ev.Source.Root != root || ev.ConfigSeq != 1 || ev.Rescan || ev.Seq == 0 {
+				t.Errorf("FilesChanged = %+v, want Source.Root %s, ConfigSeq 1, Seq > 0, no Rescan", ev, root)
+			}
+			if !slices.IsSorted(ev.Paths) || len(slices.Compact(slices.Clone(ev.Paths))) != len(ev.Paths) {
+				t.Errorf("Paths = %v, want sorted and de-duplicated", ev.Paths)
+			}
+		})
 	}
 }
 
