@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"golang.org/x/sync/errgroup"
@@ -61,6 +62,7 @@ type settings struct {
 	catalogMode string
 	trace       string
 	maxFileSize int64
+	reconcile   time.Duration // watcher's periodic rescan; negative disables
 	logLevel    slog.Level
 	showVersion bool
 	showHelp    bool
@@ -71,6 +73,10 @@ const (
 	defaultTools       = "auto"
 	defaultCatalogMode = "instructions"
 	defaultMaxFileMB   = 1
+	// defaultReconcileMS is the watcher's safety-net rescan period
+	// (actors.DefaultReconcile): file events can be dropped, a rescan with a
+	// warm digest cache costs a directory walk.
+	defaultReconcileMS = 60000
 )
 
 // parseArgs reads args and the environment. It never fails: unknown flags and
@@ -80,7 +86,7 @@ const (
 func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 	s := settings{logLevel: slog.LevelInfo}
 	var warnings []string
-	var toolsFlag, catalogFlag, traceFlag string
+	var toolsFlag, catalogFlag, traceFlag, reconcileFlag string
 	if len(args) > 0 && args[0] == "validate" {
 		s.validate = true
 		args = args[1:]
@@ -121,6 +127,11 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 			s.showVersion = true
 		case name == "--help" || name == "-h":
 			s.showHelp = true
+		case name == "--reconcile-interval-ms":
+			reconcileFlag = value
+			if !hasValue || value == "" {
+				warnings = append(warnings, fmt.Sprintf("flag %s needs a value in the same argument (%s=MS); ignored", name, name))
+			}
 		case name == "--verbose" && !hasValue:
 			s.logLevel = slog.LevelDebug
 		case name == "--http":
@@ -150,6 +161,23 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 		} else {
 			s.maxFileSize = int64(mb * (1 << 20))
 		}
+	}
+	s.reconcile = time.Duration(defaultReconcileMS) * time.Millisecond
+	for _, c := range []struct{ name, val string }{{"--reconcile-interval-ms", reconcileFlag}, {"SKILLJACK_RECONCILE_INTERVAL_MS", getenv("SKILLJACK_RECONCILE_INTERVAL_MS")}} {
+		v := strings.TrimSpace(c.val)
+		if v == "" {
+			continue
+		}
+		ms, err := strconv.Atoi(v)
+		switch {
+		case err != nil || ms < 0:
+			warnings = append(warnings, fmt.Sprintf("%s=%q is not a number of milliseconds >= 0; using %d", c.name, c.val, defaultReconcileMS))
+		case ms == 0:
+			s.reconcile = -1 // disabled
+		default:
+			s.reconcile = time.Duration(ms) * time.Millisecond
+		}
+		break
 	}
 	if v := getenv("SKILLJACK_LOG_LEVEL"); v != "" {
 		if err := s.logLevel.UnmarshalText([]byte(v)); err != nil {
@@ -191,6 +219,7 @@ Flags:
   --catalog=instructions|tool-description   where the skill catalog goes (env SKILLJACK_CATALOG)
   --static                                  fix the skill set at startup (env SKILLJACK_STATIC)
   --trace=FILE                              record every bus event as JSON lines (env SKILLJACK_TRACE)
+  --reconcile-interval-ms=MS                rescan period behind the file watcher, 0 = off (env SKILLJACK_RECONCILE_INTERVAL_MS)
   --verbose                                 debug logging (env SKILLJACK_LOG_LEVEL)
   --                                        every later argument is a skill directory
   --version, --help
@@ -246,26 +275,28 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	// Every inbox exists before anything publishes: the bus is not persistent.
+	// Every inbox exists before anything publishes: the bus is not
+	// persistent. The subscriptions end with gctx, so that a publish blocked
+	// on a subscriber that has stopped returns at shutdown.
 	subCtx, cancelSubs := context.WithCancel(gctx)
 	defer cancelSubs()
-	sub := func(topic string) <-chan *message.Message {
-		ch, err := bus.Subscribe(subCtx, topic)
-		if err != nil {
-			panic(fmt.Sprintf("subscribing to %s: %v", topic, err)) // only fails on a closed bus
-		}
-		return ch
+	facadeCatalogs, err := bus.Subscribe(subCtx, events.TopicCatalogChanged)
+	if err != nil {
+		return fmt.Errorf("subscribing the facade: %w", err)
 	}
-	hasherIn := sub(events.TopicSourcesConfigured)
-	catalogIn := actors.CatalogInboxes{
-		Configured: sub(events.TopicSourcesConfigured),
-		Scanned:    sub(events.TopicSourceScanned),
-		Overrides:  sub(events.TopicOverridesChanged),
+	facadeUpdates, err := bus.Subscribe(subCtx, events.TopicResourcesUpdated)
+	if err != nil {
+		return fmt.Errorf("subscribing the facade: %w", err)
 	}
-	notifierIn := sub(events.TopicCatalogChanged)
-	facadeCatalogs := sub(events.TopicCatalogChanged)
-	facadeUpdates := sub(events.TopicResourcesUpdated)
-
+	pipeline, err := actors.NewPipeline(subCtx, bus, pub, cfg, &actors.PipelineOptions{
+		Bundled: bundled,
+		Watch:   true,
+		Watcher: actors.WatcherOptions{Reconcile: set.reconcile},
+		Logger:  log,
+	})
+	if err != nil {
+		return err
+	}
 	facade := mcpface.New(&mcpface.Options{
 		Version:     buildVersion(),
 		Tools:       set.tools,
@@ -275,16 +306,9 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		Bundled:     bundled,
 		Logger:      log,
 	})
-	hasher := actors.NewHasher(hasherIn, pub, &actors.HasherOptions{Bundled: bundled, Logger: log.With("actor", "hasher")})
-	builder := actors.NewCatalogBuilder(catalogIn, pub, log.With("actor", "catalog"))
-	notifier := actors.NewNotifier(notifierIn, pub, log.With("actor", "notifier"))
-	config := actors.NewConfigActor(cfg, pub, log.With("actor", "config"))
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })
-	g.Go(func() error { return notifier.Run(gctx) })
-	g.Go(func() error { return builder.Run(gctx) })
-	g.Go(func() error { return hasher.Run(gctx) })
-	g.Go(func() error { return config.Run(gctx) })
+	g.Go(func() error { return pipeline.Run(gctx) })
 	g.Go(func() error {
 		srv, err := facade.Server(gctx)
 		if err != nil {
@@ -298,7 +322,6 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		return errDone
 	})
 	err = g.Wait()
-	cancelSubs()
 	if errors.Is(err, errDone) || (err == nil && ctx.Err() != nil) {
 		return nil
 	}

@@ -2,6 +2,8 @@
 // and the pure helpers they need:
 //
 //   - [ConfigActor] publishes the configuration [LoadConfig] worked out;
+//   - [Watcher] watches every local source root (rjeczalik/notify) and
+//     publishes debounced files.changed events, plus a periodic rescan;
 //   - [Hasher] scans local and bundled sources for skill folders and hashes
 //     their files, with a digest cache; on files.changed it rescans only
 //     the folders a change touched, with the same result as a full scan;
@@ -11,8 +13,9 @@
 //   - [Notifier] turns catalog versions into resource update notices,
 //     debounced per URI ([DefaultNotifyDebounce]).
 //
-// Actors talk only through the bus of package events: main subscribes every
-// inbox before it starts any actor and passes the channels in. Each Run loop
+// Actors talk only through the bus of package events: every inbox is
+// subscribed before any actor starts, and the channels are passed in.
+// [NewPipeline] does that wiring for main and the end-to-end tests. Each Run loop
 // owns its actor's state, acks every message exactly once and never nacks.
 // [Validate] runs the scan and build once, without a bus, for the
 // `skilljack-mcp validate` command. [Bundled] is the file system of the

@@ -2,12 +2,14 @@ package test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-	"golang.org/x/sync/errgroup"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/events"
@@ -37,26 +39,20 @@ func BenchmarkStartupToFirstCatalog(b *testing.B) {
 	for b.Loop() {
 		ctx, cancel := context.WithCancel(b.Context())
 		bus := events.NewBus(nil)
-		sub := func(topic string) <-chan *message.Message {
-			ch, err := bus.Subscribe(ctx, topic)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return ch
-		}
 		cfg, err := actors.LoadConfig(actors.ConfigOptions{Args: []string{root}, Home: home, Getenv: func(string) string { return "" }})
 		if err != nil {
 			b.Fatal(err)
 		}
-		hin := sub(events.TopicSourcesConfigured)
-		cin := actors.CatalogInboxes{Configured: sub(events.TopicSourcesConfigured), Scanned: sub(events.TopicSourceScanned), Overrides: sub(events.TopicOverridesChanged)}
-		out := sub(events.TopicCatalogChanged)
-		g, gctx := errgroup.WithContext(ctx)
-		g.Go(func() error {
-			return actors.NewHasher(hin, bus, &actors.HasherOptions{Bundled: actors.Bundled()}).Run(gctx)
-		})
-		g.Go(func() error { return actors.NewCatalogBuilder(cin, bus, nil).Run(gctx) })
-		g.Go(func() error { return actors.NewConfigActor(cfg, bus, nil).Run(gctx) })
+		out, err := bus.Subscribe(ctx, events.TopicCatalogChanged)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := actors.NewPipeline(ctx, bus, bus, cfg, &actors.PipelineOptions{Bundled: actors.Bundled()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- p.Run(ctx) }()
 		msg := <-out
 		ev, err := events.Decode[events.CatalogChanged](msg)
 		msg.Ack()
@@ -65,7 +61,7 @@ func BenchmarkStartupToFirstCatalog(b *testing.B) {
 		}
 		skills = len(ev.Catalog.Skills)
 		cancel()
-		if err := g.Wait(); err != nil {
+		if err := <-done; err != nil {
 			b.Fatal(err)
 		}
 		bus.Close()
@@ -98,4 +94,46 @@ func BenchmarkSkillsListWalk(b *testing.B) {
 		n = len(walkList(b, b.Context(), cs))
 	}
 	b.ReportMetric(float64(n), "entries")
+}
+
+// BenchmarkEditToNotification measures, per edit of a subscribed file, the
+// time from the write to the client's notifications/resources/updated
+// through the real watcher (500 ms debounce), hasher, catalog builder,
+// notifier (100 ms per URI) and facade, in process. Run it with
+// -benchtime=100x; it reports the median and p99 over the edits.
+func BenchmarkEditToNotification(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "lib")
+	for i := range 20 {
+		name := fmt.Sprintf("s%02d", i)
+		writeFile(b, filepath.Join(root, name, "SKILL.md"), skillBody(name, "Latency."))
+	}
+	file := filepath.Join(root, "s00", "notes.md")
+	writeFile(b, file, "v0\n")
+	st := startStack(b, &actors.PipelineOptions{Watch: true, Watcher: actors.WatcherOptions{Reconcile: -1}}, root)
+	defer st.stop(b)
+	n := newNotes()
+	cs, _ := st.connectNotes(b, n)
+	defer cs.Close()
+	uri := "skill://lib/s00/notes.md"
+	if err := cs.Subscribe(b.Context(), &mcp.SubscribeParams{URI: uri}); err != nil {
+		b.Fatal(err)
+	}
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		start := time.Now()
+		writeFile(b, file, fmt.Sprintf("v%d\n", i))
+		for got := ""; got != uri; {
+			select {
+			case got = <-n.updated:
+			case <-time.After(notifyTimeout):
+				b.Fatalf("edit %d: no resources/updated", i)
+			}
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "median-ms")
+	b.ReportMetric(float64(lat[(len(lat)*99)/100].Milliseconds()), "p99-ms")
 }

@@ -73,6 +73,7 @@ type server struct {
 	t      *testing.T
 	cs     *mcp.ClientSession
 	stderr *syncBuffer
+	notes  *notes
 	closed bool
 }
 
@@ -119,18 +120,61 @@ func (r *skillsResult) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &r.Raw)
 }
 
+// notes collects the notifications a client received.
+type notes struct {
+	tools, prompts, resources chan struct{}
+	updated                   chan string
+	acks                      chan struct{}
+}
+
+func newNotes() *notes {
+	return &notes{
+		tools: make(chan struct{}, 1000), prompts: make(chan struct{}, 1000), resources: make(chan struct{}, 1000),
+		updated: make(chan string, 1000), acks: make(chan struct{}, 1000),
+	}
+}
+
 // startServer runs the binary with args in dir (the working directory) and
 // connects a go-sdk client speaking version. env entries are added to a
 // clean environment whose HOME is an empty temp folder, so no user config is
 // read.
 func startServer(t *testing.T, version, dir string, env []string, args ...string) *server {
 	t.Helper()
+	return startServerNotes(t, version, dir, env, nil, args...)
+}
+
+// startServerNotes is startServer with a client that records notifications
+// into n (nil: none). On 2026-07-28 the client's list_changed listen stream
+// is acknowledged before it returns, so nothing sent after it is missed.
+func startServerNotes(t *testing.T, version, dir string, env []string, n *notes, args ...string) *server {
+	t.Helper()
 	cmd := exec.Command(binPath, args...)
 	cmd.Dir = dir
 	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "skilljack-e2e", Version: "v0"}, nil)
+	var opts *mcp.ClientOptions
+	if n != nil {
+		opts = &mcp.ClientOptions{
+			ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { offer(n.tools, struct{}{}) },
+			PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { offer(n.prompts, struct{}{}) },
+			ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { offer(n.resources, struct{}{}) },
+			ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+				offer(n.updated, r.Params.URI)
+			},
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "skilljack-e2e", Version: "v0"}, opts)
+	if n != nil {
+		client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "notifications/subscriptions/acknowledged" {
+					offer(n.acks, struct{}{})
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	for _, m := range []string{"skills/list", "skills/get", "resources/directory/read"} {
 		if err := mcp.AddSendingCustomMethod[*skillsParams, *skillsResult](client, m); err != nil {
 			t.Fatal(err)
@@ -142,12 +186,55 @@ func startServer(t *testing.T, version, dir string, env []string, args ...string
 	if err != nil {
 		t.Fatalf("connecting to skilljack-mcp %v: %v\nstderr:\n%s", args, err, stderr.String())
 	}
-	s := &server{t: t, cs: cs, stderr: stderr}
+	s := &server{t: t, cs: cs, stderr: stderr, notes: n}
 	t.Cleanup(func() { s.close() })
 	if got := cs.InitializeResult().ProtocolVersion; got != version {
 		t.Fatalf("negotiated protocol version = %q, want %q", got, version)
 	}
+	if n != nil && version == modernVersion {
+		wait(t, n.acks, "the list_changed listen stream acknowledgement", stderr)
+	}
 	return s
+}
+
+// offer sends v on ch unless ch is full: a notification handler must never
+// block the client's reader.
+func offer[T any](ch chan T, v T) {
+	select {
+	case ch <- v:
+	default:
+	}
+}
+
+// wait receives one value from ch within the generous timeout, or fails
+// the test with stderr.
+func wait[T any](t *testing.T, ch <-chan T, what string, stderr *syncBuffer) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(notifyTimeout):
+		t.Fatalf("no %s within %v; server stderr:\n%s", what, notifyTimeout, stderr.String())
+		panic("unreachable")
+	}
+}
+
+// notifyTimeout bounds every wait for a notification: far above the 500 ms
+// watcher debounce, so a slow CI machine does not fail a correct server.
+const notifyTimeout = 15 * time.Second
+
+// subscribe subscribes to uri and, on 2026-07-28, waits for the listen
+// stream's acknowledgement.
+func (s *server) subscribe(uri string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.t.Context(), 30*time.Second)
+	defer cancel()
+	if err := s.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		s.t.Fatalf("subscribing to %s: %v", uri, err)
+	}
+	if s.cs.InitializeResult().ProtocolVersion == modernVersion {
+		wait(s.t, s.notes.acks, "subscription acknowledgement for "+uri, s.stderr)
+	}
 }
 
 // close ends the session (closing the child's stdin) and returns its stderr.

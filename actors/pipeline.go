@@ -1,0 +1,101 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// PipelineOptions configures [NewPipeline]. The zero value serves local
+// sources without watching them and with no bundled skills.
+type PipelineOptions struct {
+	// Bundled is the file system of the bundled skills ([Bundled]); nil
+	// serves none.
+	Bundled fs.FS
+	// Watch starts the [Watcher], so local sources stay live. Off, the
+	// skills are scanned once per configuration.
+	Watch bool
+	// Watcher configures the watcher when Watch is set.
+	Watcher WatcherOptions
+	// NotifyDebounce is the notifier's per-URI window; 0 means
+	// [DefaultNotifyDebounce].
+	NotifyDebounce time.Duration
+	// Logger is scoped per actor (log.With("actor", name)); nil discards.
+	Logger *slog.Logger
+}
+
+// Pipeline is the skill pipeline of [events.NewBus]: config → watcher →
+// hasher → catalog builder → notifier, every inbox subscribed. The MCP
+// facade is not part of it: main subscribes the facade's inboxes next to it.
+type Pipeline struct {
+	runners []runner
+}
+
+type runner interface{ Run(context.Context) error }
+
+// NewPipeline subscribes every actor's inboxes on sub — with ctx bounding
+// the subscriptions, so cancel it only when the pipeline has stopped — and
+// returns the actors ready to [Pipeline.Run]. The actors publish through pub
+// (the bus itself, or a [events.TracePublisher] around it). Subscribe every
+// other inbox (the facade's) before calling Run: the bus is not persistent.
+// It returns the first subscription error.
+func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publisher, cfg Config, opts *PipelineOptions) (*Pipeline, error) {
+	var o PipelineOptions
+	if opts != nil {
+		o = *opts
+	}
+	log := ensureLogger(o.Logger)
+	var subErr error
+	inbox := func(topic string) <-chan *message.Message {
+		ch, err := sub.Subscribe(ctx, topic)
+		if err != nil && subErr == nil {
+			subErr = fmt.Errorf("subscribing to %s: %w", topic, err)
+		}
+		return ch
+	}
+	hasherIn := inbox(events.TopicSourcesConfigured)
+	hasherChanges := inbox(events.TopicFilesChanged)
+	catalogIn := CatalogInboxes{
+		Configured: inbox(events.TopicSourcesConfigured),
+		Scanned:    inbox(events.TopicSourceScanned),
+		Overrides:  inbox(events.TopicOverridesChanged),
+	}
+	notifierIn := inbox(events.TopicCatalogChanged)
+	var watcherIn <-chan *message.Message
+	if o.Watch {
+		watcherIn = inbox(events.TopicSourcesConfigured)
+	}
+	if subErr != nil {
+		return nil, subErr
+	}
+	p := &Pipeline{}
+	if o.Watch {
+		wo := o.Watcher
+		wo.Logger = log.With("actor", "watcher")
+		p.runners = append(p.runners, NewWatcher(watcherIn, pub, &wo))
+	}
+	p.runners = append(p.runners,
+		NewHasher(hasherIn, pub, &HasherOptions{Bundled: o.Bundled, Changes: hasherChanges, Logger: log.With("actor", "hasher")}),
+		NewCatalogBuilder(catalogIn, pub, log.With("actor", "catalog")),
+		NewNotifierWithOptions(notifierIn, pub, &NotifierOptions{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
+		NewConfigActor(cfg, pub, log.With("actor", "config")),
+	)
+	return p, nil
+}
+
+// Run runs every actor until ctx is done and returns once all of them have
+// returned: nil, or the first actor error.
+func (p *Pipeline) Run(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, r := range p.runners {
+		g.Go(func() error { return r.Run(gctx) })
+	}
+	return g.Wait()
+}
