@@ -326,13 +326,19 @@ func TestLiveStatic(t *testing.T) {
 // 50 skills as fast as the test can issue them; once the server is quiet
 // its skills/list equals that of a fresh server started on the same disk.
 func TestLiveStress(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) { liveStress(t, era) })
+	}
+}
+
+func liveStress(t *testing.T, era string) {
 	base := t.TempDir()
 	root := filepath.Join(base, "lib")
 	for i := range 50 {
 		writeFile(t, filepath.Join(root, fmt.Sprintf("s%02d", i), "SKILL.md"), skillBody(fmt.Sprintf("s%02d", i), "Initial."))
 	}
 	n := newNotes()
-	s := startServerNotes(t, legacyVersion, base, noReconcile, n, "--tools=always", root)
+	s := startServerNotes(t, era, base, noReconcile, n, "--tools=always", root)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for op := range 1000 {
 		i := rng.IntN(50)

@@ -22,26 +22,70 @@ import (
 
 var update = flag.Bool("update", false, "record the replay trace and its skills/list golden file anew")
 
-const (
-	traceFile  = "testdata/traces/startup.trace.jsonl"
-	traceGold  = "testdata/traces/startup.skills.json"
-	traceSkill = "testdata/traces/skills"
-)
+const traceSkills = "testdata/traces/skills"
 
-// TestReplay replays a trace recorded from a real run of the binary (serving
-// testdata/traces/skills) into a fresh catalog builder and facade, and checks
-// that skills/list gives what the real run gave. Run with -update to record
-// the trace and the golden skills/list anew.
+// traces are the replay fixtures: each was recorded from a real run of the
+// binary serving a copy of testdata/traces/skills, with --trace, and its
+// golden file holds the skills/list that run served at its end.
+var traces = []struct {
+	name   string
+	record func(t *testing.T, trace string) []skillEntry
+}{
+	{"startup", recordStartup},
+	{"edit-session", recordEditSession},
+}
+
+// TestReplay replays each recorded trace (its configuration, overrides and
+// scans) into a fresh catalog builder and facade, and checks that skills/list
+// gives what the real run gave. Run with -update to record them anew.
 func TestReplay(t *testing.T) {
-	if *update {
-		recordTrace(t)
+	for _, tc := range traces {
+		t.Run(tc.name, func(t *testing.T) {
+			traceFile := filepath.Join("testdata", "traces", tc.name+".trace.jsonl")
+			goldFile := filepath.Join("testdata", "traces", tc.name+".skills.json")
+			if *update {
+				abs, err := filepath.Abs(traceFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.Remove(abs)
+				entries := tc.record(t, abs)
+				var buf bytes.Buffer
+				enc := json.NewEncoder(&buf)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(entries); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(goldFile, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("recorded %s and %s (%d entries)", traceFile, goldFile, len(entries))
+			}
+			got := replayTrace(t, traceFile)
+			want, err := os.ReadFile(goldFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantEntries []skillEntry
+			if err := json.Unmarshal(want, &wantEntries); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(norm(t, wantEntries), norm(t, got)); diff != "" {
+				t.Errorf("replayed skills/list differs from the recorded run (-want +got):\n%s", diff)
+			}
+		})
 	}
+}
+
+// replayTrace feeds the trace's configuration, overrides and scans into a
+// fresh catalog builder and facade and returns the skills/list it serves once
+// the last scan is applied.
+func replayTrace(t *testing.T, traceFile string) []skillEntry {
 	f, err := os.Open(traceFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	bus := events.NewBus(nil)
@@ -69,7 +113,8 @@ func TestReplay(t *testing.T) {
 			t.Errorf("actors: %v", err)
 		}
 	}()
-
+	// Publishing blocks until every subscriber acked, so when Replay returns
+	// the builder has applied every scan and the facade holds its catalog.
 	n, err := events.Replay(ctx, f, bus, &events.ReplayOptions{Topics: []string{
 		events.TopicSourcesConfigured, events.TopicSourceScanned, events.TopicOverridesChanged,
 	}})
@@ -80,18 +125,7 @@ func TestReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := walkList(t, ctx, connectInMemory(t, ctx, srv))
-	want, err := os.ReadFile(traceGold)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wantEntries []skillEntry
-	if err := json.Unmarshal(want, &wantEntries); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(norm(t, wantEntries), norm(t, got)); diff != "" {
-		t.Errorf("replayed skills/list differs from the recorded run (-want +got):\n%s", diff)
-	}
+	return walkList(t, ctx, connectInMemory(t, ctx, srv))
 }
 
 func norm(t *testing.T, es []skillEntry) []normalEntry {
@@ -140,25 +174,43 @@ func walkList(t testing.TB, ctx context.Context, cs *mcp.ClientSession) []skillE
 	}
 }
 
-// recordTrace runs the binary with --trace over the fixture skills and
-// writes the trace and the skills/list it served.
-func recordTrace(t *testing.T) {
-	abs, err := filepath.Abs(traceFile)
-	if err != nil {
+// copySkills copies the fixture skills into a fresh folder named "skills".
+func copySkills(t *testing.T) (dir, root string) {
+	dir = t.TempDir()
+	root = filepath.Join(dir, "skills")
+	if err := os.CopyFS(root, os.DirFS(traceSkills)); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(abs)
-	s := startServer(t, legacyVersion, filepath.Dir(traceSkill), nil, "--trace="+abs, "skills")
+	return dir, root
+}
+
+// recordStartup records a run that only starts and lists.
+func recordStartup(t *testing.T, trace string) []skillEntry {
+	dir, _ := copySkills(t)
+	s := startServer(t, legacyVersion, dir, noReconcile, "--trace="+trace, "skills")
 	entries := s.listAll()
 	s.close()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(entries); err != nil {
+	return entries
+}
+
+// recordEditSession records a run during which a skill is added, a
+// supporting file edited and a skill deleted, each waited for.
+func recordEditSession(t *testing.T, trace string) []skillEntry {
+	dir, root := copySkills(t)
+	n := newNotes()
+	s := startServerNotes(t, legacyVersion, dir, noReconcile, n, "--trace="+trace, "skills")
+	writeFile(t, filepath.Join(root, "added", "SKILL.md"), skillBody("added", "Added during the session."))
+	s.eventually("added served", func() bool { return s.entry("skill://skills/added/SKILL.md") != nil })
+	writeFile(t, filepath.Join(root, "flat", "extra.md"), "edited during the session\n")
+	s.eventually("extra.md served", func() bool {
+		e := s.entry("skill://skills/flat/SKILL.md")
+		return e != nil && len(e.Resources) == 2
+	})
+	if err := os.RemoveAll(filepath.Join(root, "literal")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(traceGold, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("recorded %s and %s (%d entries)", traceFile, traceGold, len(entries))
+	s.eventually("literal gone", func() bool { return s.entry("skill://skills/literal/SKILL.md") == nil })
+	entries := s.listAll()
+	s.close()
+	return entries
 }
