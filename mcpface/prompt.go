@@ -73,12 +73,12 @@ func (f *Facade) skillMessage(sk *events.Skill) (*mcp.GetPromptResult, error) {
 // and one prompt per user-invocable skill. Only a prompt that is new or whose
 // description changed is (re-)added, and only prompts that went are removed,
 // so the SDK sends notifications/prompts/list_changed only for a visible
-// change. Called with regMu held.
-func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot) {
+// change. reg is what srv holds and is updated.
+func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot, reg *registrations) {
 	want := make(map[string]string)
 	add := func(p *mcp.Prompt, h mcp.PromptHandler) {
 		want[p.Name] = p.Description
-		if old, ok := f.regPrompts[p.Name]; !ok || old != p.Description {
+		if old, ok := reg.prompts[p.Name]; !ok || old != p.Description {
 			srv.AddPrompt(p, h)
 		}
 	}
@@ -99,7 +99,7 @@ func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot) {
 		}, f.getNamedPrompt)
 	}
 	var gone []string
-	for name := range f.regPrompts {
+	for name := range reg.prompts {
 		if _, ok := want[name]; !ok {
 			gone = append(gone, name)
 		}
@@ -107,5 +107,5 @@ func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot) {
 	if len(gone) > 0 {
 		srv.RemovePrompts(gone...)
 	}
-	f.regPrompts = want
+	reg.prompts = want
 }

@@ -120,9 +120,8 @@ type Facade struct {
 	synced     bool
 	regVersion uint64
 	regIndex   []byte
-	regTool    string            // description of the registered load-skill
-	regPrompts map[string]string // registered prompt name → description
-	regList    []byte            // resources/list content last announced
+	reg        registrations
+	regList    []byte // resources/list content last announced
 
 	// subGate is held for reading while the SDK records a subscription
 	// (from the subscribe handler until the SDK's own bookkeeping is done)
@@ -178,13 +177,12 @@ func New(opts *Options) *Facade {
 		log.Warn("tools mode auto is ignored with catalog mode tool-description; load-skill and skill-resource stay offered")
 	}
 	return &Facade{
-		opts:       o,
-		log:        log,
-		ready:      make(chan struct{}),
-		built:      make(chan struct{}),
-		syncedCh:   make(chan struct{}, 1),
-		regPrompts: make(map[string]string),
-		subs:       make(map[*mcp.ServerSession]map[string]string),
+		opts:     o,
+		log:      log,
+		ready:    make(chan struct{}),
+		built:    make(chan struct{}),
+		syncedCh: make(chan struct{}, 1),
+		subs:     make(map[*mcp.ServerSession]map[string]string),
 	}
 }
 
@@ -361,30 +359,60 @@ func (f *Facade) Server(ctx context.Context) (*mcp.Server, error) {
 }
 
 func (f *Facade) build() {
-	s := f.current()
+	srv := f.newServer(f.current(), false)
+	f.srv.Store(srv)
+	close(f.built)
+	f.sync()
+}
+
+// registrations is what one server has registered of the catalog, so that a
+// later catalog re-adds only what changed.
+type registrations struct {
+	tool    string            // description of the registered load-skill
+	prompts map[string]string // registered prompt name → description
+}
+
+// newServer builds a server for snapshot s, with the instructions of s.
+//
+// The stdio server (stateless false) declares listChanged and subscribe,
+// takes subscriptions and captures the SDK's own handler in f.dispatch; its
+// tools, prompts and index resource are left to [Facade.sync], which keeps
+// them in step with later catalogs. The HTTP server (stateless true) is built
+// for one catalog version and never changed: it declares listChanged and
+// subscribe false, has no subscribe handler, and registers everything of s
+// here. Both serve the same methods through the same middlewares.
+func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 	caps := &mcp.ServerCapabilities{
 		Completions: &mcp.CompletionCapabilities{},
 		Prompts:     &mcp.PromptCapabilities{ListChanged: !f.opts.Static},
 		Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
 		Tools:       &mcp.ToolCapabilities{ListChanged: !f.opts.Static},
 	}
+	if stateless {
+		caps.Prompts = &mcp.PromptCapabilities{}
+		caps.Resources = &mcp.ResourceCapabilities{}
+		caps.Tools = &mcp.ToolCapabilities{}
+	}
 	caps.AddExtension(SkillsExtension, map[string]any{"directoryRead": true})
 	var instructions string
 	if f.opts.CatalogMode == CatalogInstructions {
 		instructions = catalogInstructions(s.cat, f.opts.Tools)
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: f.opts.Version}, &mcp.ServerOptions{
-		Instructions:       instructions,
-		Logger:             slog.New(quietHandler{f.log.Handler()}),
-		Capabilities:       caps,
-		CompletionHandler:  f.complete,
-		SubscribeHandler:   f.subscribe,
-		UnsubscribeHandler: f.unsubscribe,
+	opts := &mcp.ServerOptions{
+		Instructions:      instructions,
+		Logger:            slog.New(quietHandler{f.log.Handler()}),
+		Capabilities:      caps,
+		CompletionHandler: f.complete,
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
 			c.TTLMs = 0
 			c.CacheScope = "private"
 		},
-	})
+	}
+	if !stateless {
+		opts.SubscribeHandler = f.subscribe
+		opts.UnsubscribeHandler = f.unsubscribe
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: f.opts.Version}, opts)
 	f.addCustomMethods(srv)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: resourceTemplate,
@@ -392,6 +420,14 @@ func (f *Facade) build() {
 		Description: "A file of a served skill: skill://<skill-path>/SKILL.md or skill://<skill-path>/<file-path>.",
 	}, f.readResourceHandler)
 	// The middlewares wrap every method; the first one listed runs first.
+	if stateless {
+		srv.AddReceivingMiddleware(f.recoverMiddleware, f.logMiddleware, f.featureMiddleware)
+		var reg registrations
+		f.registerTools(srv, s, &reg, true)
+		f.registerPrompts(srv, s, &reg)
+		srv.AddResource(indexResource(), f.readResourceHandler)
+		return srv
+	}
 	// The last one only captures the SDK's own handler.
 	srv.AddReceivingMiddleware(f.recoverMiddleware, f.logMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
 		func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -399,10 +435,7 @@ func (f *Facade) build() {
 			return next
 		})
 	srv.AddSendingMiddleware(f.ackMiddleware)
-
-	f.srv.Store(srv)
-	close(f.built)
-	f.sync()
+	return srv
 }
 
 // sync brings the SDK registrations up to the current snapshot. Adding a
@@ -422,8 +455,8 @@ func (f *Facade) sync() {
 	f.regVersion = s.cat.Version
 
 	if first || !f.opts.Static {
-		f.registerTools(srv, s, first)
-		f.registerPrompts(srv, s)
+		f.registerTools(srv, s, &f.reg, first)
+		f.registerPrompts(srv, s, &f.reg)
 	}
 	// skill://index.json is registered as a plain resource so that replacing
 	// it triggers notifications/resources/list_changed; resources/list and

@@ -175,20 +175,20 @@ func (s *snapshot) mime(uri string) string {
 func modelInvocable(s *events.Skill) bool { return s.ModelInvocable }
 func userInvocable(s *events.Skill) bool  { return s.UserInvocable }
 
-// registerTools adds both tools on the first sync and later re-adds
-// load-skill only when its description changed: re-adding makes the SDK send
-// notifications/tools/list_changed, which must not go out for nothing.
-// Called with regMu held.
-func (f *Facade) registerTools(srv *mcp.Server, s *snapshot, first bool) {
+// registerTools adds both tools on the first registration and later
+// re-adds load-skill only when its description changed: re-adding makes the
+// SDK send notifications/tools/list_changed, which must not go out for
+// nothing. reg is what srv holds and is updated.
+func (f *Facade) registerTools(srv *mcp.Server, s *snapshot, reg *registrations, first bool) {
 	if f.opts.Tools == ToolsNever {
 		return
 	}
 	tool := f.loadSkillTool(s)
 	if first {
 		mcp.AddTool(srv, f.skillResourceTool(), f.skillResource)
-	} else if tool.Description == f.regTool {
+	} else if tool.Description == reg.tool {
 		return
 	}
 	mcp.AddTool(srv, tool, f.loadSkill)
-	f.regTool = tool.Description
+	reg.tool = tool.Description
 }
