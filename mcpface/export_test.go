@@ -15,3 +15,7 @@ func SubscriptionCount(f *Facade) int {
 	}
 	return n
 }
+
+// BuildHTTPServer builds the HTTP server of f's current catalog, as a
+// request of a new catalog version does.
+func BuildHTTPServer(f *Facade) { f.newServer(f.current(), true) }

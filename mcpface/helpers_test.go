@@ -50,7 +50,7 @@ func skillMD(name, desc string) []byte {
 
 // writeSkill writes spec below root/skills and returns its catalog entry,
 // with real digests and sizes.
-func writeSkill(t *testing.T, root string, spec skillSpec) events.Skill {
+func writeSkill(t testing.TB, root string, spec skillSpec) events.Skill {
 	t.Helper()
 	dir := filepath.Join(root, "skills", spec.dir)
 	write := func(rel string, b []byte) events.File {
@@ -120,7 +120,7 @@ type fixture struct {
 	cat    *events.Catalog
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	root := t.TempDir()
 	many := map[string][]byte{}

@@ -1,0 +1,503 @@
+package mcpface
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxBodyBytes is the default [HTTPOptions.MaxBodyBytes]: 4 MiB, the
+// go-sdk's own default. A request to this server is a few hundred bytes, so
+// the cap only bounds what a hostile client can make the server hold.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Paths served by [Facade.HTTPHandler].
+const (
+	httpPathMCP    = "/mcp"
+	httpPathHealth = "/healthz"
+)
+
+// Header names of the Streamable HTTP transport (2026-07-28).
+const (
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	headerMethod          = "Mcp-Method"
+	headerName            = "Mcp-Name"
+)
+
+// JSON-RPC error codes of MCP 2026-07-28 (BASE-R43).
+const (
+	codeHeaderMismatch     = -32020
+	codeUnsupportedVersion = -32022
+)
+
+// HTTPOptions configures [Facade.HTTPHandler]. The zero value allows no
+// browser origin and caps bodies at [DefaultMaxBodyBytes].
+type HTTPOptions struct {
+	// Loopback reports that the listener is bound to a loopback address:
+	// then the origins http(s)://localhost, 127.0.0.1 and [::1], on any
+	// port, are allowed. If false, only AllowedOrigins are.
+	Loopback bool
+	// AllowedOrigins are further exact origins ("https://app.example.com"),
+	// compared case-insensitively on scheme and host; the port is
+	// significant, a default port (80 for http, 443 for https) may be written
+	// or left out. An entry that is not an http(s) origin is logged and
+	// ignored. If empty, no further origin is allowed.
+	AllowedOrigins []string
+	// MaxBodyBytes caps a request body. If zero or negative, defaults to
+	// [DefaultMaxBodyBytes].
+	MaxBodyBytes int64
+}
+
+// HTTPHandler returns the stateless Streamable HTTP handler: POST /mcp for
+// MCP (both protocol eras), GET /healthz for load balancers. Until the first
+// catalog is set both answer 503 (/mcp with a JSON-RPC error body). The
+// options are copied. The handler is safe for concurrent use and starts no
+// goroutine that outlives a request.
+//
+// Every request is served by a server built from the newest catalog (built
+// once per catalog version and shared): instructions, tools, prompts,
+// resources and the SEP-2640 methods as on stdio, with listChanged and
+// subscribe false, no sessions and nothing pushed. Tools mode auto still
+// hides the tools from a 2026-07-28 request whose capabilities declare the
+// skills extension; a 2025-11-25 request carries no capabilities, so there
+// it behaves as "always".
+//
+// Before the SDK sees a request, the handler answers: 404 for any other path,
+// 403 for a present Origin that is not allowed, 405 with Allow for any other
+// HTTP method, 415 for a Content-Type other than application/json, 413 for a
+// body over the cap, 400 -32700 for a body that is not JSON, 400 -32600 for a
+// batch or any other non-object, 400 -32022 (data {supported, requested})
+// for an MCP-Protocol-Version the SDK does not speak, and 400 -32020 for an
+// Mcp-Method or Mcp-Name header that is repeated, holds control characters,
+// or is a malformed =?base64?…?= sentinel (a well-formed one is decoded
+// before the SDK compares it with the body). Every 4xx and 5xx, its own and
+// the SDK's, carries a JSON-RPC error body.
+func (f *Facade) HTTPHandler(opts *HTTPOptions) http.Handler {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	h := &httpHandler{
+		f:        f,
+		log:      f.log.With("transport", "http"),
+		loopback: o.Loopback,
+		origins:  make(map[string]bool),
+		maxBody:  o.MaxBodyBytes,
+	}
+	for _, a := range o.AllowedOrigins {
+		key, ok := originKey(a)
+		if !ok {
+			h.log.Warn("ignoring allowed origin that is not an http(s) origin", "origin", a)
+			continue
+		}
+		h.origins[key] = true
+	}
+	h.sdk = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		srv, _ := r.Context().Value(httpServerKey{}).(*mcp.Server)
+		return srv
+	}, &mcp.StreamableHTTPOptions{
+		Stateless: true,
+		// No server-to-client traffic exists in stateless mode, so one JSON
+		// object per response is all a client needs; notifications made
+		// while handling a request are dropped rather than streamed.
+		JSONResponse:        true,
+		Logger:              slog.New(quietHandler{h.log.Handler()}),
+		MaxRequestBodyBytes: o.MaxBodyBytes,
+	})
+	return h
+}
+
+// httpServerKey carries the server chosen for a request to the SDK's
+// getServer callback, so that one request sees one server.
+type httpServerKey struct{}
+
+type httpHandler struct {
+	// fixed at creation
+	f        *Facade
+	log      *slog.Logger
+	loopback bool
+	origins  map[string]bool // originKey of each allowed origin
+	maxBody  int64
+	sdk      *mcp.StreamableHTTPHandler
+
+	// buildMu serialises building the server of a new catalog version, so
+	// that concurrent requests build it once.
+	buildMu sync.Mutex
+	cached  atomic.Pointer[versionedServer]
+}
+
+// versionedServer is the HTTP server built for one catalog version.
+type versionedServer struct {
+	version uint64
+	srv     *mcp.Server
+}
+
+// server returns the server of s's catalog version, or of a newer one, built
+// once per version.
+func (h *httpHandler) server(s *snapshot) *mcp.Server {
+	if c := h.cached.Load(); c != nil && c.version >= s.cat.Version {
+		return c.srv
+	}
+	h.buildMu.Lock()
+	defer h.buildMu.Unlock()
+	if c := h.cached.Load(); c != nil && c.version >= s.cat.Version {
+		return c.srv
+	}
+	srv := h.f.newServer(s, true)
+	h.cached.Store(&versionedServer{version: s.cat.Version, srv: srv})
+	h.log.Debug("http server built", "version", s.cat.Version)
+	return srv
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if origin, ok := h.badOrigin(r.Header.Values("Origin")); ok {
+		writeRPCError(w, http.StatusForbidden, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Forbidden: origin %q is not allowed", origin), nil)
+		return
+	}
+	switch r.URL.Path {
+	case httpPathMCP:
+		h.serveMCP(w, r)
+	case httpPathHealth:
+		h.serveHealth(w, r)
+	default:
+		writeRPCError(w, http.StatusNotFound, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Not found: %s; the MCP endpoint is POST %s", r.URL.Path, httpPathMCP), nil)
+	}
+}
+
+// serveHealth answers GET /healthz with the catalog version and skill count.
+func (h *httpHandler) serveHealth(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, jsonrpc.CodeInvalidRequest, "Method not allowed: "+httpPathHealth+" answers GET", nil)
+		return
+	}
+	body := struct {
+		Status         string `json:"status"`
+		CatalogVersion uint64 `json:"catalogVersion"`
+		Skills         int    `json:"skills"`
+	}{Status: "starting"}
+	status := http.StatusServiceUnavailable
+	if s := h.f.current(); s != nil {
+		body.Status, body.CatalogVersion, body.Skills = "ok", s.cat.Version, len(s.cat.Skills)
+		status = http.StatusOK
+	}
+	b, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// serveMCP checks what the SDK does not (or not with a JSON-RPC body) and
+// hands the request to the SDK's stateless handler.
+func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, jsonrpc.CodeInvalidRequest, "Method not allowed: only POST "+httpPathMCP+" is served", nil)
+		return
+	}
+	s := h.f.current()
+	if s == nil {
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, nil, jsonrpc.CodeInternalError, "Server starting: no catalog yet; retry shortly", nil)
+		return
+	}
+	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
+		writeRPCError(w, http.StatusUnsupportedMediaType, nil, jsonrpc.CodeInvalidRequest, "Unsupported media type: Content-Type must be application/json", nil)
+		return
+	}
+	if r.ContentLength > h.maxBody {
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Request body exceeds %d bytes", h.maxBody), nil)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Request body exceeds %d bytes", h.maxBody), nil)
+			return
+		}
+		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "Reading request body: "+err.Error(), nil)
+		return
+	}
+	id, rpcErr := checkBody(body)
+	if rpcErr == nil {
+		rpcErr = checkHeaders(r.Header)
+	}
+	if rpcErr != nil {
+		writeRPCError(w, http.StatusBadRequest, id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r = r.WithContext(context.WithValue(r.Context(), httpServerKey{}, h.server(s)))
+	jw := &rpcErrorWriter{ResponseWriter: w, id: id}
+	h.sdk.ServeHTTP(jw, r)
+	jw.finish()
+}
+
+// checkBody accepts one JSON object and returns its id (nil if it has none):
+// -32700 for a body that is not JSON, -32600 for a batch (BASE-R44) or any
+// other value.
+func checkBody(body []byte) (json.RawMessage, *jsonrpc.Error) {
+	if !json.Valid(body) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: the body is not valid JSON"}
+	}
+	switch bytes.TrimLeft(body, " \t\r\n")[0] {
+	case '[':
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: batches are not supported; send one JSON-RPC message per POST"}
+	case '{':
+	default:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the body must be one JSON-RPC message object"}
+	}
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return nil, nil
+	}
+	// Only a string or number can be a request id worth echoing.
+	if len(msg.ID) > 0 && (msg.ID[0] == '"' || msg.ID[0] == '-' || (msg.ID[0] >= '0' && msg.ID[0] <= '9')) {
+		return msg.ID, nil
+	}
+	return nil, nil
+}
+
+// checkHeaders applies the header rules the SDK leaves out (BASE-R49..R51):
+// an MCP-Protocol-Version it does not speak is -32022 whatever the era, and
+// on 2026-07-28 requests Mcp-Method and Mcp-Name must appear at most once,
+// hold no control characters, and have their =?base64?…?= sentinel decoded
+// (in h, for the SDK's comparison with the body), else -32020. The SDK then
+// rejects a missing or mismatched header with -32020 itself.
+func checkHeaders(h http.Header) *jsonrpc.Error {
+	versions := h.Values(headerProtocolVersion)
+	if len(versions) == 0 {
+		return nil
+	}
+	supported := mcp.SupportedProtocolVersions()
+	if len(versions) > 1 || !slices.Contains(supported, versions[0]) {
+		data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: supported, Requested: strings.Join(versions, ", ")})
+		return &jsonrpc.Error{Code: codeUnsupportedVersion, Message: fmt.Sprintf("Unsupported protocol version %q", strings.Join(versions, ", ")), Data: data}
+	}
+	if versions[0] < "2026-07-28" {
+		return nil
+	}
+	for _, name := range []string{headerMethod, headerName} {
+		vals := h.Values(name)
+		switch {
+		case len(vals) == 0:
+			continue
+		case len(vals) > 1:
+			return &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("Header mismatch: %s appears %d times", name, len(vals))}
+		}
+		v, ok := decodeHeaderValue(vals[0])
+		if !ok {
+			return &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("Header mismatch: %s holds a malformed base64 value", name)}
+		}
+		if strings.ContainsFunc(vals[0], isControl) {
+			return &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("Header mismatch: %s holds control characters; encode it as =?base64?…?=", name)}
+		}
+		h.Set(name, v)
+	}
+	return nil
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// decodeHeaderValue decodes a =?base64?…?= sentinel (SEP-2243); any other
+// value is returned as is. It reports false for a sentinel whose payload is
+// not standard base64 of UTF-8.
+func decodeHeaderValue(v string) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v, true
+	}
+	inner, ok = strings.CutSuffix(inner, "?=")
+	if !ok {
+		return v, true
+	}
+	b, err := base64.StdEncoding.DecodeString(inner)
+	if err != nil || !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
+}
+
+// badOrigin returns the first Origin value that is not allowed (BASE-R48).
+// No Origin at all (a non-browser client) is allowed.
+func (h *httpHandler) badOrigin(origins []string) (string, bool) {
+	for _, o := range origins {
+		if !h.originAllowed(o) {
+			return o, true
+		}
+	}
+	return "", false
+}
+
+func (h *httpHandler) originAllowed(origin string) bool {
+	key, ok := originKey(origin)
+	if !ok {
+		return false
+	}
+	if h.origins[key] {
+		return true
+	}
+	if !h.loopback {
+		return false
+	}
+	u, _ := url.Parse(key)
+	switch u.Hostname() {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+// originKey returns origin as scheme://host[:port], lower-cased, without a
+// default port, or false if origin is not an http(s) origin (no path, query,
+// fragment or user info; "/" alone is tolerated).
+func originKey(origin string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(origin))
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || (u.Path != "" && u.Path != "/") {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", false
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+			return "", false
+		}
+	}
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host, true
+}
+
+// writeRPCError writes status with a JSON-RPC error response as the body;
+// id nil means null.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int64, msg string, data json.RawMessage) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	type rpcError struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data,omitempty"`
+	}
+	b, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcError        `json:"error"`
+	}{"2.0", id, rpcError{code, msg, data}})
+	if err != nil {
+		panic(err) // plain data: cannot fail
+	}
+	hd := w.Header()
+	hd.Del("Content-Length")
+	hd.Del("X-Content-Type-Options")
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// rpcErrorWriter passes the SDK's response through, except an error status
+// written without a JSON body (the SDK's plain-text http.Error answers): that
+// one is held and, in finish, replaced by the same status with a JSON-RPC
+// error body carrying the SDK's text.
+type rpcErrorWriter struct {
+	http.ResponseWriter
+	id      json.RawMessage
+	written bool
+	held    int // status held back; 0 if none
+	text    bytes.Buffer
+}
+
+func (w *rpcErrorWriter) WriteHeader(status int) {
+	if w.written {
+		return
+	}
+	w.written = true
+	if status >= 400 {
+		if ct, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type")); ct != "application/json" {
+			w.held = status
+			return
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *rpcErrorWriter) Write(b []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.held != 0 {
+		if w.text.Len() < 1024 {
+			w.text.Write(b[:min(len(b), 1024)])
+		}
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes on a flush unless the status is held.
+func (w *rpcErrorWriter) Flush() {
+	if w.held != 0 {
+		return
+	}
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	if fl, ok := w.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
+}
+
+// Unwrap lets [http.ResponseController] reach the connection's writer.
+func (w *rpcErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish writes the held error, if any.
+func (w *rpcErrorWriter) finish() {
+	if w.held == 0 {
+		return
+	}
+	code := int64(jsonrpc.CodeInvalidRequest)
+	if w.held >= 500 {
+		code = jsonrpc.CodeInternalError
+	}
+	msg := strings.TrimSpace(w.text.String())
+	if msg == "" {
+		msg = http.StatusText(w.held)
+	}
+	writeRPCError(w.ResponseWriter, w.held, w.id, code, msg, nil)
+}
