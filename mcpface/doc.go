@@ -28,6 +28,13 @@
 // session, replies to requests already read are written before the end of
 // stdin ends the session, and no error leaves with code 0.
 //
+// [Facade.HTTPHandler] serves the same surface over stateless Streamable
+// HTTP (POST /mcp, both eras, plus GET /healthz): one server per catalog
+// version, built on the first request that sees that version, with fresh
+// instructions and listChanged and subscribe false; no sessions, nothing
+// pushed. Every refusal, the handler's own or the SDK's, is a 4xx with a
+// JSON-RPC error body.
+//
 // # State
 //
 // The facade holds one immutable snapshot (the catalog plus values derived

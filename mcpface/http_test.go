@@ -610,12 +610,7 @@ func TestHTTPNoGoroutineLeft(t *testing.T) {
 // cached, and, as "rebuild", with a new catalog version (so a new server)
 // before every request.
 func BenchmarkHTTPRequest(b *testing.B) {
-	root := b.TempDir()
-	var skills []events.Skill
-	for i := range 50 {
-		name := "skill-" + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		skills = append(skills, writeSkill(b, root, skillSpec{dir: name, name: name, desc: "Benchmark skill " + name + "."}))
-	}
+	skills := benchSkills(b)
 	for _, era := range eras {
 		for _, rebuild := range []bool{false, true} {
 			name := era
@@ -647,9 +642,8 @@ func BenchmarkHTTPRequest(b *testing.B) {
 // BenchmarkHTTPServerBuild measures building the HTTP server of one catalog
 // version, the cost a request would pay without the per-version cache.
 func BenchmarkHTTPServerBuild(b *testing.B) {
-	fx := newFixture(b)
 	f := mcpface.New(&mcpface.Options{Version: "bench"})
-	f.SetCatalog(fx.cat)
+	f.SetCatalog(events.NewCatalog(1, false, benchSkills(b), nil))
 	for b.Loop() {
 		mcpface.BuildHTTPServer(f)
 	}
@@ -702,4 +696,43 @@ func TestHTTPListenAgreesToNothing(t *testing.T) {
 	if err := json.Unmarshal([]byte(events[1]), &res); err != nil || res.Error != nil || res.Result == nil {
 		t.Errorf("listen result = %s", events[1])
 	}
+}
+
+// benchSkills writes 50 one-file skills for the benchmarks.
+func benchSkills(b *testing.B) []events.Skill {
+	root := b.TempDir()
+	var skills []events.Skill
+	for i := range 50 {
+		name := "skill-" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		skills = append(skills, writeSkill(b, root, skillSpec{dir: name, name: name, desc: "Benchmark skill " + name + "."}))
+	}
+	return skills
+}
+
+// TestHTTPConcurrentSwaps runs clients of both eras against catalog swaps:
+// every answer is whole and the race detector sees no shared write.
+func TestHTTPConcurrentSwaps(t *testing.T) {
+	fx := newFixture(t)
+	f := newFacade(t, fx.cat, nil)
+	ts := serveHTTP(t, f, nil)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		cs := connectHTTP(t, ts, eras[i%2], nil, nil)
+		wg.Go(func() {
+			for range 20 {
+				m, err := call(t, cs, "skills/list", nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if n := len(m["skills"].([]any)); n != 4 {
+					t.Errorf("skills/list has %d skills, want 4", n)
+				}
+			}
+		})
+	}
+	for v := uint64(2); v <= 20; v++ {
+		f.SetCatalog(events.NewCatalog(v, false, fx.cat.Skills, nil))
+	}
+	wg.Wait()
 }
