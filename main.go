@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -63,6 +65,10 @@ type settings struct {
 	trace       string
 	maxFileSize int64
 	reconcile   time.Duration // watcher's periodic rescan; negative disables
+	http        bool          // serve stateless Streamable HTTP instead of stdio
+	httpPort    int           // 0 picks a free port
+	httpHost    string
+	httpOrigins []string // extra allowed Origins
 	logLevel    slog.Level
 	showVersion bool
 	showHelp    bool
@@ -77,7 +83,19 @@ const (
 	// (actors.DefaultReconcile): file events can be dropped, a rescan with a
 	// warm digest cache costs a directory walk.
 	defaultReconcileMS = 60000
+	defaultHTTPPort    = 3000
+	defaultHTTPHost    = "127.0.0.1"
 )
+
+// isTrue reads the reference's boolean env values: true, 1 or yes, in any
+// case.
+func isTrue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "1", "yes":
+		return true
+	}
+	return false
+}
 
 // parseArgs reads args and the environment. It never fails: unknown flags and
 // values are reported in warnings and fall back to defaults, as in the
@@ -86,7 +104,8 @@ const (
 func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 	s := settings{logLevel: slog.LevelInfo}
 	var warnings []string
-	var toolsFlag, catalogFlag, traceFlag, reconcileFlag string
+	var toolsFlag, catalogFlag, traceFlag, reconcileFlag, httpFlag, hostFlag, originsFlag string
+	httpGiven := false
 	if len(args) > 0 && args[0] == "validate" {
 		s.validate = true
 		args = args[1:]
@@ -135,7 +154,14 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 		case name == "--verbose" && !hasValue:
 			s.logLevel = slog.LevelDebug
 		case name == "--http":
-			warnings = append(warnings, fmt.Sprintf("flag %s: the HTTP transport is not in this release; serving stdio", a))
+			httpGiven, httpFlag = true, value
+			if hasValue && value == "" {
+				warnings = append(warnings, "flag --http= needs a port (--http=3000, --http=0 for a free one); using the default")
+			}
+		case name == "--http-host" && hasValue:
+			hostFlag = value
+		case name == "--http-allowed-origins" && hasValue:
+			originsFlag = value
 		default:
 			warnings = append(warnings, fmt.Sprintf("unknown flag %q ignored", a))
 		}
@@ -179,6 +205,46 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 		}
 		break
 	}
+	// HTTP: --http[=port] > SKILLJACK_HTTP_PORT > SKILLJACK_HTTP=true (port
+	// 3000), as in the reference.
+	s.httpPort = defaultHTTPPort
+	envPort := strings.TrimSpace(getenv("SKILLJACK_HTTP_PORT"))
+	switch {
+	case httpGiven && httpFlag != "":
+		p, err := strconv.Atoi(httpFlag)
+		if err != nil || p < 0 || p > 65535 {
+			warnings = append(warnings, fmt.Sprintf("--http=%s is not a port number; using %d", httpFlag, defaultHTTPPort))
+		} else {
+			s.httpPort = p
+		}
+		s.http = true
+	case envPort != "":
+		p, err := strconv.Atoi(envPort)
+		if err != nil || p <= 0 || p > 65535 {
+			warnings = append(warnings, fmt.Sprintf("SKILLJACK_HTTP_PORT=%q is not a port number > 0; using %d", envPort, defaultHTTPPort))
+		} else {
+			s.httpPort = p
+		}
+		s.http = true
+	case httpGiven || isTrue(getenv("SKILLJACK_HTTP")):
+		s.http = true
+	}
+	s.httpHost = defaultHTTPHost
+	for _, h := range []string{hostFlag, getenv("SKILLJACK_HTTP_HOST")} {
+		if h = strings.TrimSpace(h); h != "" {
+			s.httpHost = h
+			break
+		}
+	}
+	origins := originsFlag
+	if origins == "" {
+		origins = getenv("SKILLJACK_HTTP_ALLOWED_ORIGINS")
+	}
+	for _, o := range strings.Split(origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			s.httpOrigins = append(s.httpOrigins, o)
+		}
+	}
 	if v := getenv("SKILLJACK_LOG_LEVEL"); v != "" {
 		if err := s.logLevel.UnmarshalText([]byte(v)); err != nil {
 			warnings = append(warnings, fmt.Sprintf("SKILLJACK_LOG_LEVEL=%q is not debug, info, warn or error; using info", v))
@@ -208,7 +274,7 @@ func pickEnum(flagName, flagVal, envName, envVal, def string, allowed []string, 
 	return def
 }
 
-const usage = `skilljack-mcp serves Agent Skills to MCP clients over stdio.
+const usage = `skilljack-mcp serves Agent Skills to MCP clients over stdio or HTTP.
 
 Usage:
   skilljack-mcp [flags] [skill-dir ...]     serve skills (stdin/stdout speak MCP)
@@ -218,6 +284,10 @@ Flags:
   --tools=auto|always|never                 offer load-skill/skill-resource (env SKILLJACK_TOOLS)
   --catalog=instructions|tool-description   where the skill catalog goes (env SKILLJACK_CATALOG)
   --static                                  fix the skill set at startup (env SKILLJACK_STATIC)
+  --http[=PORT]                             serve stateless HTTP at POST /mcp instead of stdio; 0 = free port
+                                            (env SKILLJACK_HTTP_PORT, SKILLJACK_HTTP=true for port 3000)
+  --http-host=HOST                          address to bind (default 127.0.0.1; env SKILLJACK_HTTP_HOST)
+  --http-allowed-origins=O1,O2              browser Origins allowed besides localhost (env SKILLJACK_HTTP_ALLOWED_ORIGINS)
   --trace=FILE                              record every bus event as JSON lines (env SKILLJACK_TRACE)
   --reconcile-interval-ms=MS                rescan period behind the file watcher, 0 = off (env SKILLJACK_RECONCILE_INTERVAL_MS)
   --verbose                                 debug logging (env SKILLJACK_LOG_LEVEL)
@@ -309,18 +379,22 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })
 	g.Go(func() error { return pipeline.Run(gctx) })
-	g.Go(func() error {
-		srv, err := facade.Server(gctx)
-		if err != nil {
-			return nil // cancelled before the first catalog
-		}
-		logStart(log, facade.Catalog(), cfg, set)
-		t := mcpface.NewStdioTransport(stdin, stdout, log)
-		if err := srv.Run(gctx, t); err != nil && gctx.Err() == nil {
-			return fmt.Errorf("serving stdio: %w", err)
-		}
-		return errDone
-	})
+	if set.http {
+		g.Go(func() error { return serveHTTP(gctx, facade, cfg, set, log) })
+	} else {
+		g.Go(func() error {
+			srv, err := facade.Server(gctx)
+			if err != nil {
+				return nil // cancelled before the first catalog
+			}
+			logStart(log, facade.Catalog(), cfg, set, "stdio", "add to a client as a stdio server, e.g. claude mcp add skilljack -- skilljack-mcp <skill-dir> (see README)")
+			t := mcpface.NewStdioTransport(stdin, stdout, log)
+			if err := srv.Run(gctx, t); err != nil && gctx.Err() == nil {
+				return fmt.Errorf("serving stdio: %w", err)
+			}
+			return errDone
+		})
+	}
 	err = g.Wait()
 	if errors.Is(err, errDone) || (err == nil && ctx.Err() != nil) {
 		return nil
@@ -330,7 +404,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 
 // logStart writes the one startup line: how many skills from where, the
 // effective configuration, and how to connect.
-func logStart(log *slog.Logger, cat *events.Catalog, cfg actors.Config, set settings) {
+func logStart(log *slog.Logger, cat *events.Catalog, cfg actors.Config, set settings, transport, connect string) {
 	n := 0
 	if cat != nil {
 		n = len(cat.Skills)
@@ -339,14 +413,86 @@ func logStart(log *slog.Logger, cat *events.Catalog, cfg actors.Config, set sett
 	for _, s := range cfg.Sources {
 		from = append(from, s.Location)
 	}
-	log.Info("serving skills over stdio",
+	log.Info("serving skills over "+transport,
 		"skills", n,
 		"sources", strings.Join(from, ","),
 		"version", buildVersion(),
 		"tools", set.tools,
 		"catalog", set.catalogMode,
 		"static", cfg.Static,
-		"connect", "add to a client as a stdio server, e.g. claude mcp add skilljack -- skilljack-mcp <skill-dir> (see README)")
+		"connect", connect)
+}
+
+// HTTP server limits. Requests are small JSON-RPC messages answered from
+// memory, so generous bounds only guard against slow or stuck peers.
+const (
+	httpReadHeaderTimeout = 10 * time.Second
+	httpReadTimeout       = 30 * time.Second
+	httpWriteTimeout      = 60 * time.Second
+	httpIdleTimeout       = 120 * time.Second
+	httpMaxHeaderBytes    = 64 << 10
+	// httpShutdownGrace is how long in-flight requests get to finish after
+	// SIGTERM before connections are closed.
+	httpShutdownGrace = 10 * time.Second
+)
+
+// serveHTTP serves the stateless Streamable HTTP transport until ctx is
+// done, then shuts down gracefully: the listener closes at once and
+// in-flight requests get httpShutdownGrace to finish.
+func serveHTTP(ctx context.Context, facade *mcpface.Facade, cfg actors.Config, set settings, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(set.httpHost, strconv.Itoa(set.httpPort)))
+	if err != nil {
+		return fmt.Errorf("listening for HTTP: %w", err)
+	}
+	loopback := isLoopbackHost(set.httpHost)
+	if !loopback {
+		log.Warn("HTTP is bound to a non-loopback address: anyone who can reach it can read every served skill; put it behind authentication", "host", set.httpHost)
+	}
+	srv := &http.Server{
+		Handler: facade.HTTPHandler(&mcpface.HTTPOptions{
+			Loopback:       loopback,
+			AllowedOrigins: set.httpOrigins,
+		}),
+		ReadHeaderTimeout: httpReadHeaderTimeout,
+		ReadTimeout:       httpReadTimeout,
+		WriteTimeout:      httpWriteTimeout,
+		IdleTimeout:       httpIdleTimeout,
+		MaxHeaderBytes:    httpMaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case <-facade.Ready():
+		logStart(log, facade.Catalog(), cfg, set, "http", "POST MCP requests to "+url)
+		log.Info("listening", "url", url)
+	case <-ctx.Done():
+	case err := <-served:
+		return fmt.Errorf("serving HTTP: %w", err)
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		return fmt.Errorf("serving HTTP: %w", err)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("HTTP shutdown did not finish in time", "error", err)
+		srv.Close()
+	}
+	<-served
+	return nil
+}
+
+// isLoopbackHost reports whether host names the loopback interface.
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // validate scans every source once and prints one line per finding to out.
