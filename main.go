@@ -59,7 +59,7 @@ var errDone = errors.New("stdio session ended")
 type settings struct {
 	validate    bool
 	dirs        []string
-	static      bool
+	static      *bool // --static; nil when not given
 	tools       string
 	catalogMode string
 	trace       string
@@ -120,15 +120,16 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 			flagsDone = true // everything after it is a skill directory
 		case name == "--static":
 			if !hasValue {
-				s.static = true
+				on := true
+				s.static = &on
 				break
 			}
 			b, err := strconv.ParseBool(value)
 			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: want true or false; static mode stays off", a))
+				warnings = append(warnings, fmt.Sprintf("%s: want true or false; ignored", a))
 				break
 			}
-			s.static = b
+			s.static = &b
 		case name == "--tools" || name == "--catalog" || name == "--trace":
 			if !hasValue || value == "" {
 				warnings = append(warnings, fmt.Sprintf("flag %s needs a value in the same argument (%s=VALUE); ignored", name, name))

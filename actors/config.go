@@ -35,8 +35,10 @@ type ConfigOptions struct {
 	// Home/.skilljack/config.json and "~/" in paths expands to it. If empty,
 	// defaults to $HOME (through Getenv), then os.UserHomeDir.
 	Home string
-	// Static reports that --static was given.
-	Static bool
+	// Static is the --static flag: nil when it was not given, else its value
+	// (--static or --static=true, --static=false). Given, it beats
+	// SKILLJACK_STATIC and the config file's staticMode.
+	Static *bool
 	// Cwd resolves relative paths. If empty, defaults to os.Getwd.
 	Cwd string
 	// Logger receives the warnings about the configuration. If nil, they are
@@ -149,8 +151,8 @@ func LoadConfig(opts ConfigOptions) (Config, error) {
 		log.Warn("SKILLJACK_STATIC is not one of true, 1, yes, false, 0, no; read as false", "value", env)
 	}
 	switch {
-	case opts.Static:
-		cfg.Static = true
+	case opts.Static != nil:
+		cfg.Static = *opts.Static
 	case env != "":
 		cfg.Static = envStatic
 	case file.static != nil:

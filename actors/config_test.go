@@ -35,7 +35,7 @@ func TestLoadConfig(t *testing.T) {
 		name       string
 		args       []string
 		env        map[string]string
-		static     bool
+		static     *bool
 		configJSON string // "" → no file
 		want       actors.Config
 		wantLog    []string
@@ -138,10 +138,17 @@ func TestLoadConfig(t *testing.T) {
 		},
 		{
 			name:       "static: --static beats everything",
-			static:     true,
+			static:     ptrTo(true),
 			env:        map[string]string{"SKILLJACK_STATIC": "false"},
 			configJSON: `{"staticMode": false}`,
 			want:       actors.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},
+		},
+		{
+			name:       "static: --static=false beats the env var and the config file",
+			static:     ptrTo(false),
+			env:        map[string]string{"SKILLJACK_STATIC": "1"},
+			configJSON: `{"staticMode": true}`,
+			want:       actors.Config{Sources: []events.Source{bundledSource()}, Static: false, ActiveSource: "none"},
 		},
 		{
 			name:       "invalid config file means defaults and a warning",
@@ -270,3 +277,5 @@ func TestLoadConfigHomeAndOverrides(t *testing.T) {
 		t.Error("LoadConfig changed the config file")
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -83,6 +83,7 @@ func TestFlagsAndEnv(t *testing.T) {
 		{name: "static", args: []string{"--static"}, wantTools: true, wantInstr: true},
 		{name: "static env", env: []string{"SKILLJACK_STATIC=Yes"}, wantTools: true, wantInstr: true},
 		{name: "static=false", args: []string{"--static=false"}, wantTools: true, wantInstr: true, wantList: true},
+		{name: "static=false beats env", args: []string{"--static=false"}, env: []string{"SKILLJACK_STATIC=1"}, wantTools: true, wantInstr: true, wantList: true},
 		{name: "unknown flag", args: []string{"--frobnicate"}, wantTools: true, wantInstr: true, wantWarn: "--frobnicate", wantList: true},
 		{name: "bad MAX_FILE_SIZE_MB", env: []string{"MAX_FILE_SIZE_MB=lots"}, wantTools: true, wantInstr: true, wantWarn: "MAX_FILE_SIZE_MB", wantList: true},
 	} {
