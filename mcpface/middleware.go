@@ -90,6 +90,13 @@ func (f *Facade) logMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 // tools from clients that load skills themselves (--tools=auto).
 func (f *Facade) featureMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		// subscriptions/listen exists only in 2026-07-28 (BASE-R23, R25): a
+		// request without that era's _meta is a 2025-11-25 client, whose
+		// subscriptions are resources/subscribe. Accepting it would send
+		// every list_changed twice to such a session.
+		if method == "subscriptions/listen" && !modernParams(req.GetParams()) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: subscriptions/listen is a 2026-07-28 method; on 2025-11-25 use resources/subscribe"}
+		}
 		switch r := req.(type) {
 		case *mcp.ListResourcesRequest:
 			return f.listResources(r)
@@ -174,4 +181,15 @@ func (f *Facade) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 		Total:   total,
 		HasMore: total > len(values),
 	}}, nil
+}
+
+// modernParams reports whether request params carry the 2026-07-28 protocol
+// version in their _meta.
+func modernParams(p mcp.Params) bool {
+	if p == nil {
+		return false
+	}
+	defer func() { recover() }() // a typed nil params pointer
+	v, _ := p.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
+	return v >= "2026-07-28"
 }

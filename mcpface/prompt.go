@@ -43,6 +43,16 @@ func (f *Facade) getSkillPrompt(_ context.Context, req *mcp.GetPromptRequest) (*
 // getNamedPrompt answers prompts/get of a per-skill prompt.
 func (f *Facade) getNamedPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	sk := f.current().cat.SkillByName(req.Params.Name)
+	if sk == nil && f.opts.Static {
+		// Static mode keeps the prompts of the first catalog (no
+		// list_changed), so a prompt can outlive its skill's folder: say so
+		// in a message the user reads, as the skill prompt does for an
+		// unknown name, rather than fail a prompt that prompts/list offers.
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{
+			Role:    "user",
+			Content: &mcp.TextContent{Text: fmt.Sprintf("The skill %s was removed from disk after the server started in static mode; restart the server to refresh its skills.", req.Params.Name)},
+		}}}, nil
+	}
 	if sk == nil || !sk.UserInvocable {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", req.Params.Name)}
 	}

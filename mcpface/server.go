@@ -503,7 +503,9 @@ func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level == slog.LevelInfo {
+	// The SDK also reports a normal shutdown (its Run's context cancelled by
+	// SIGTERM or stdin EOF) at Error; it is not one.
+	if r.Level == slog.LevelInfo || r.Message == "server run cancelled" {
 		r.Level = slog.LevelDebug
 	}
 	return h.Handler.Handle(ctx, r)

@@ -484,6 +484,21 @@ func (w *wire) settle(raw []byte, answered *bool) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
+	if n, ok := msg.(*jsonrpc.Request); ok && n.Method == "notifications/subscriptions/acknowledged" {
+		// An acknowledged subscriptions/listen stream runs until the input
+		// ends: it has its answer as far as the drain is concerned (BASE-R26),
+		// or the drain would wait out its timeout at every EOF.
+		var p struct {
+			Meta map[string]any `json:"_meta"`
+		}
+		if json.Unmarshal(n.Params, &p) == nil {
+			if id, err := jsonrpc.MakeID(p.Meta["io.modelcontextprotocol/subscriptionId"]); err == nil && w.pending[id] {
+				delete(w.pending, id)
+				*answered = true
+			}
+		}
+		return nil, false
+	}
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
 		return nil, false

@@ -1,9 +1,11 @@
 package test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -276,6 +278,8 @@ func TestModernWire(t *testing.T) {
 func TestShutdownOnSignal(t *testing.T) {
 	cmd := exec.Command(binPath)
 	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var errb syncBuffer
+	cmd.Stderr = &errb
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -306,8 +310,53 @@ func TestShutdownOnSignal(t *testing.T) {
 		if err != nil {
 			t.Errorf("exit after SIGTERM: %v, want 0", err)
 		}
+		if strings.Contains(errb.String(), "level=ERROR") {
+			t.Errorf("a clean SIGTERM shutdown logged an error:\n%s", errb.String())
+		}
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("no exit within 30 s of SIGTERM")
+	}
+}
+
+// TestListenEdges: a 2026-07-28 listen stream open when stdin closes does
+// not hold the exit back (BASE-R26), and a 2025-11-25 session gets -32601
+// for subscriptions/listen, which its era does not have (BASE-R23).
+func TestListenEdges(t *testing.T) {
+	cmd := exec.Command(binPath)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var errb syncBuffer
+	cmd.Stderr = &errb
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true},`+meta+`}}`+"\n")
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || !strings.Contains(sc.Text(), "notifications/subscriptions/acknowledged") {
+		t.Fatalf("listen not acknowledged: %q", sc.Text())
+	}
+	stdin.Close()
+	done := make(chan error, 1)
+	go func() { io.Copy(io.Discard, stdout); done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || strings.Contains(errb.String(), "gave up waiting") {
+			t.Errorf("exit with an open listen stream: %v\n%s", err, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no exit after stdin closed")
+	}
+
+	in := initLine + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true}}}` + "\n"
+	out, _, err := runRaw(t, in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := replies(t, out)["2"]; r.Error == nil || r.Error.Code != -32601 {
+		t.Errorf("subscriptions/listen on a 2025-11-25 session = %+v, want -32601", r)
 	}
 }

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Live skills: the real binary with its real watcher, files changed under
@@ -317,6 +319,18 @@ func TestLiveStatic(t *testing.T) {
 			}
 			if b, _, err := s.readBytes(uri); err != nil || string(b) != "v2\n" {
 				t.Errorf("static: re-read %s = %q, %v; want v2", uri, b, err)
+			}
+			// A deleted skill keeps its (fixed) prompt, which now says the
+			// skill is gone instead of failing.
+			if err := os.RemoveAll(filepath.Join(root, "s")); err != nil {
+				t.Fatal(err)
+			}
+			s.eventually("s gone from skills/list", func() bool { return s.entry("skill://lib/s/SKILL.md") == nil })
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			pr, err := s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "lib__s"})
+			if err != nil || len(pr.Messages) != 1 || !strings.Contains(fmt.Sprint(pr.Messages[0].Content.(*mcp.TextContent).Text), "removed") {
+				t.Errorf("static: prompt of a deleted skill = %+v, %v; want a message saying it was removed", pr, err)
 			}
 		})
 	}
