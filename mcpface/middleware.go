@@ -94,8 +94,30 @@ func (f *Facade) featureMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		// request without that era's _meta is a 2025-11-25 client, whose
 		// subscriptions are resources/subscribe. Accepting it would send
 		// every list_changed twice to such a session.
-		if method == "subscriptions/listen" && !modernParams(req.GetParams()) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: subscriptions/listen is a 2026-07-28 method; on 2025-11-25 use resources/subscribe"}
+		if method == "subscriptions/listen" {
+			if !modernParams(req.GetParams()) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: subscriptions/listen is a 2026-07-28 method; on 2025-11-25 use resources/subscribe"}
+			}
+			// Each open stream parks a handler; cap them per session like
+			// the subscriptions they carry.
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			f.subMu.Lock()
+			if f.listens == nil {
+				f.listens = make(map[*mcp.ServerSession]int)
+			}
+			if f.listens[ss] >= maxListensPerSession {
+				f.subMu.Unlock()
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("Too many listen streams: a session may hold %d", maxListensPerSession)}
+			}
+			f.listens[ss]++
+			f.subMu.Unlock()
+			defer func() {
+				f.subMu.Lock()
+				if f.listens[ss]--; f.listens[ss] <= 0 {
+					delete(f.listens, ss)
+				}
+				f.subMu.Unlock()
+			}()
 		}
 		switch r := req.(type) {
 		case *mcp.ListResourcesRequest:
@@ -182,6 +204,11 @@ func (f *Facade) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 		HasMore: total > len(values),
 	}}, nil
 }
+
+// maxListensPerSession caps the subscriptions/listen streams one session
+// may hold open at once. Each costs a parked handler; the go-sdk client
+// opens one per subscribed URI, so the cap equals the subscription cap.
+const maxListensPerSession = maxSubscriptionsPerSession
 
 // modernParams reports whether request params carry the 2026-07-28 protocol
 // version in their _meta.

@@ -135,6 +135,8 @@ type Facade struct {
 	// SKILL.md URI of the skill that served it when subscribed ("" for
 	// skill://index.json, which never goes).
 	subs map[*mcp.ServerSession]map[string]string
+	// listens counts each session's open subscriptions/listen streams.
+	listens map[*mcp.ServerSession]int
 
 	// panicHook, when set by tests, runs at the top of every request.
 	panicHook func(method string)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -359,4 +360,38 @@ func TestListenEdges(t *testing.T) {
 	if r := replies(t, out)["2"]; r.Error == nil || r.Error.Code != -32601 {
 		t.Errorf("subscriptions/listen on a 2025-11-25 session = %+v, want -32601", r)
 	}
+}
+
+// TestListenCap: a session cannot park more listen streams than its
+// subscription cap (1000), whatever URIs they carry.
+func TestListenCap(t *testing.T) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	var in strings.Builder
+	for i := range 1001 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true},%s}}`+"\n", i+1, meta)
+	}
+	cmd := exec.Command(binPath)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	go io.WriteString(stdin, in.String()) // stdout is read meanwhile: both pipes are bounded
+	sc := bufio.NewScanner(stdout)
+	acks, refused := 0, 0
+	for acks+refused < 1001 && sc.Scan() {
+		switch line := sc.Text(); {
+		case strings.Contains(line, "subscriptions/acknowledged"):
+			acks++
+		case strings.Contains(line, "Too many listen streams"):
+			refused++
+		}
+	}
+	if acks != 1000 || refused != 1 {
+		t.Errorf("1001 listens: %d acknowledged, %d refused; want 1000 and 1", acks, refused)
+	}
+	stdin.Close()
+	cmd.Wait()
 }
