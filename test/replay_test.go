@@ -113,13 +113,18 @@ func replayTrace(t *testing.T, traceFile string) []skillEntry {
 			t.Errorf("actors: %v", err)
 		}
 	}()
-	// Publishing blocks until every subscriber acked, so when Replay returns
-	// the builder has applied every scan and the facade holds its catalog.
 	n, err := events.Replay(ctx, f, bus, &events.ReplayOptions{Topics: []string{
 		events.TopicSourcesConfigured, events.TopicSourceScanned, events.TopicOverridesChanged,
 	}})
 	if err != nil || n == 0 {
 		t.Fatalf("Replay = %d, %v; want some messages", n, err)
+	}
+	// Barrier: the builder acks a message before it rebuilds and publishes,
+	// and handles one message at a time; a stale event it ignores is taken
+	// only after the last rebuild's catalog reached (and was acked by) the
+	// facade.
+	if err := events.Publish(bus, events.OverridesChanged{Seq: 0}); err != nil {
+		t.Fatal(err)
 	}
 	srv, err := facade.Server(ctx)
 	if err != nil {
