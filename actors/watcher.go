@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -73,10 +74,15 @@ type WatcherOptions struct {
 // before notify watches it are found by walking the folder when its create
 // event arrives and again when the window is published (BR-28); a full
 // channel or the periodic reconcile tick cause a rescan of the root; a root
-// that does not exist yet is watched through its nearest existing ancestor.
-// notify does not follow symbolic links, so the target of a link to a skill
-// folder placed in a root, its skills/ or its .claude/skills (the links the
-// hasher follows) is watched too and reported under the link's path.
+// that does not exist yet, or whose folders vanish, is watched through its
+// nearest existing ancestor, and watched again as soon as it exists (without
+// waiting for the reconcile tick). notify watches where a symbolic link
+// points, not the link, so the folder holding a link on the way to a root
+// (the root itself included) is watched too, and the watch follows the link
+// when it is pointed elsewhere. For the same reason the target of a link to
+// a skill folder placed in a root, its skills/ or its .claude/skills (the
+// links the hasher follows) is watched too and reported under the link's
+// path.
 // Paths under .git and node_modules are dropped; everything else is reported
 // and the hasher decides what is served.
 type Watcher struct {
@@ -237,12 +243,17 @@ type registration struct {
 	recursive bool
 	// real is watched with symbolic links resolved, as notify reports paths.
 	real string
-	// info identifies the watched root folder, to notice a replaced root.
+	// info identifies the watched folder, to notice one replaced.
 	info os.FileInfo
 	// links maps a linked skill folder (a symbolic link the hasher follows)
 	// to its resolved target, watched recursively on the same channel.
 	// Only Run touches it.
 	links map[string]string
+	// pathLinks holds the symbolic links on the way to watched (resolved
+	// folder, link name), whose folders are watched on the same channel:
+	// an event naming one means the link may point elsewhere now. Only Run
+	// touches it.
+	pathLinks map[string]bool
 }
 
 // rootWatch is one watched root and its pending changes.
@@ -299,75 +310,153 @@ func (r *watchRun) configure(cfg events.SourcesConfigured) {
 	}
 }
 
+// maxEstablish bounds the rounds of [watchRun.establish]: each round
+// installs a watch or finds the current one right, so only folders that
+// keep appearing and vanishing while it looks can use them all up.
+const maxEstablish = 64
+
 // establish makes the watch of rw match the disk: a recursive watch of the
 // root when it is a folder, otherwise a watch of its nearest existing
-// ancestor. A watch already on the right target is kept; a root replaced by
-// another folder is watched anew. It reports whether the root is watched
-// recursively.
-func (r *watchRun) establish(rw *rootWatch) bool {
+// ancestor that can be watched (one that cannot, say for its permissions,
+// is climbed over). Either way the folders holding the symbolic links on
+// the way are watched too (see watchPathLinks). A watch already on the
+// right folder is kept; a root or ancestor replaced by another folder, or
+// reached through a link that now points elsewhere, is watched anew.
+// Folders appear and vanish while a watch is installed (`rm -rf` of a
+// parent, `mkdir -p` of the root), so after each installation it looks
+// again, until the watch matches the disk. It reports whether the root is
+// watched recursively and whether the watch changed.
+func (r *watchRun) establish(rw *rootWatch) (recursive, changed bool) {
 	log := r.w.log
-	// A folder on the way to the root may appear while the ancestor watch is
-	// installed; look again until the watch is on the deepest existing one.
-	for range 64 {
+	var above string // an existing ancestor that cannot be watched: look above it
+	for range maxEstablish {
 		fi, err := os.Stat(rw.root)
 		if err == nil && fi.IsDir() {
-			if rw.reg != nil && rw.reg.recursive && os.SameFile(fi, rw.reg.info) {
-				return true
+			real, err := filepath.EvalSymlinks(rw.root)
+			if err != nil {
+				continue // changed while looking
 			}
+			if reg := rw.reg; reg != nil && reg.recursive && reg.real == real && os.SameFile(fi, reg.info) {
+				return true, changed
+			}
+			changed = true
 			rw.unwatch()
-			reg := newRegistration(rw.root, true)
-			reg.info = fi
-			if err := notify.Watch(rw.root+"/...", reg.ch, notify.All); err != nil {
-				// A folder below the root that cannot be read fails the whole
-				// recursive watch; the reconcile tick retries.
-				notify.Stop(reg.ch)
-				if !rw.failed {
-					log.Warn("cannot watch skill directory; changes are picked up by the periodic rescan",
-						"root", rw.root, "error", err)
-				}
-				rw.failed = true
-				return false
+			reg := newRegistration(rw.root, true, real, fi)
+			err = notify.Watch(rw.root+"/...", reg.ch, notify.All)
+			if err == nil {
+				rw.failed = false
+				r.start(rw, reg)
+				r.watchLinks(rw)
+				r.watchPathLinks(rw, rw.root)
+				log.Debug("watching root", "root", rw.root, "target", real)
+				continue // the root may have been replaced meanwhile: look again
 			}
-			rw.failed = false
-			r.start(rw, reg)
-			r.watchLinks(rw)
-			log.Debug("watching root", "root", rw.root)
-			return true
+			notify.Stop(reg.ch)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // the root, or a folder in it, vanished meanwhile
+			}
+			// A folder below the root that cannot be read fails the whole
+			// recursive watch.
+			if !rw.failed {
+				log.Warn("cannot watch skill directory; "+r.fallback(), "root", rw.root, "error", err)
+			}
+			rw.failed = true
+			return false, changed
 		}
-		anc := nearestDir(rw.root)
+
+		from := rw.root
+		if above != "" {
+			from = above
+		}
+		anc, ainfo := nearestDir(from)
 		if anc == "" {
+			changed = changed || rw.reg != nil
 			rw.unwatch()
-			return false
+			if !rw.failed {
+				log.Warn("cannot watch any parent of a missing skill directory; "+r.fallback(), "root", rw.root)
+			}
+			rw.failed = true
+			return false, changed
 		}
-		if rw.reg != nil && !rw.reg.recursive && rw.reg.watched == anc {
-			return false
+		real, err := filepath.EvalSymlinks(anc)
+		if err != nil {
+			continue
 		}
+		if reg := rw.reg; reg != nil && !reg.recursive && reg.watched == anc && reg.real == real && os.SameFile(ainfo, reg.info) {
+			return false, changed
+		}
+		changed = true
 		rw.unwatch()
-		reg := newRegistration(anc, false)
+		reg := newRegistration(anc, false, real, ainfo)
 		if err := notify.Watch(anc, reg.ch, notify.Create|notify.Rename|notify.Remove); err != nil {
 			notify.Stop(reg.ch)
-			log.Warn("cannot watch the parent of a missing skill directory; it is picked up by the periodic rescan",
-				"root", rw.root, "parent", anc, "error", err)
-			return false
+			if !errors.Is(err, fs.ErrNotExist) {
+				// It exists but cannot be watched: watch a folder above it.
+				log.Debug("cannot watch parent of missing root; climbing", "root", rw.root, "parent", anc, "error", err)
+				above = anc
+			}
+			// Otherwise it vanished meanwhile (a folder of the same name and
+			// even inode number may be there again): look again.
+			continue
 		}
+		rw.failed = false
 		r.start(rw, reg)
+		r.watchPathLinks(rw, anc)
 		log.Debug("watching parent of missing root", "root", rw.root, "parent", anc)
+		// A folder on the way to the root may have appeared, or anc vanished,
+		// while the watch was installed: look again.
 	}
-	return false
+	return rw.reg != nil && rw.reg.recursive, changed
 }
 
-func newRegistration(watched string, recursive bool) *registration {
-	real := watched
-	if p, err := filepath.EvalSymlinks(watched); err == nil {
-		real = p
+// fallback says, for a log line, what becomes of changes nothing watches.
+func (r *watchRun) fallback() string {
+	if r.w.reconcile > 0 {
+		return "changes are picked up by the periodic rescan"
 	}
+	return "changes are missed (the periodic rescan is disabled)"
+}
+
+func newRegistration(watched string, recursive bool, real string, info os.FileInfo) *registration {
 	return &registration{
 		ch:        make(chan notify.EventInfo, watchBuffer),
 		done:      make(chan struct{}),
 		watched:   watched,
 		recursive: recursive,
 		real:      real,
+		info:      info,
 		links:     map[string]string{},
+		pathLinks: map[string]bool{},
+	}
+}
+
+// watchPathLinks watches, on the channel of rw's registration and not
+// recursively, the folder that holds each symbolic link on the way to dir
+// (dir itself included), so that a link replaced or pointing elsewhere is
+// noticed: notify watches where links point, not the links. Links directly
+// in the file system root (/tmp, /var on some systems) are system layout
+// and left out; a watch of / is costly where notify emulates it.
+func (r *watchRun) watchPathLinks(rw *rootWatch, dir string) {
+	reg := rw.reg
+	for p := dir; ; p = filepath.Dir(p) {
+		parent := filepath.Dir(p)
+		if parent == p || filepath.Dir(parent) == parent {
+			return
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(parent)
+		if err == nil {
+			err = notify.Watch(parent, reg.ch, notify.Create|notify.Rename|notify.Remove)
+		}
+		if err != nil {
+			r.w.log.Warn("cannot watch the folder of a symbolic link to a skill directory; "+r.fallback(),
+				"root", rw.root, "link", p, "error", err)
+			continue
+		}
+		reg.pathLinks[filepath.Join(real, filepath.Base(p))] = true
 	}
 }
 
@@ -459,16 +548,17 @@ func (rw *rootWatch) unwatch() {
 	rw.reg = nil
 }
 
-// nearestDir returns the nearest existing folder above p, or "".
-func nearestDir(p string) string {
+// nearestDir returns the nearest existing folder above p and its info, or
+// "".
+func nearestDir(p string) (string, os.FileInfo) {
 	for {
 		parent := filepath.Dir(p)
 		if parent == p {
-			return ""
+			return "", nil
 		}
 		p = parent
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
+			return p, fi
 		}
 	}
 }
@@ -531,11 +621,28 @@ func (r *watchRun) absorb() {
 			rw.rescan = true
 			rw.touch(now)
 		}
+		if e.path == e.reg.real && e.ev&(notify.Remove|notify.Rename) != 0 {
+			// The watched folder itself was removed or moved away: its watch
+			// is dead even if a new folder gets its name (and inode number).
+			rw.unwatch()
+		}
 		if !e.reg.recursive {
-			// Something changed in the ancestor of a missing root: look
-			// again whether the root, or a folder on its way, exists now.
-			if r.establish(rw) {
+			// Something changed in the ancestor of a missing root, or the
+			// ancestor itself vanished: watch the deepest folder on the way
+			// to the root that exists now, or the root.
+			if rec, changed := r.establish(rw); rec && changed {
 				r.w.log.Debug("root appeared", "root", rw.root)
+				rw.rescan = true
+				rw.touch(now)
+			}
+			byReg[rw.reg] = rw
+			continue
+		}
+		if e.reg.pathLinks[e.path] {
+			// A symbolic link on the way to the root was replaced, removed
+			// or created: follow it if it points elsewhere now.
+			if _, changed := r.establish(rw); changed {
+				r.w.log.Debug("root link changed", "root", rw.root)
 				rw.rescan = true
 				rw.touch(now)
 			}
@@ -738,16 +845,11 @@ func (r *watchRun) flush(rw *rootWatch) {
 // every root that exists.
 func (r *watchRun) reconcileTick() {
 	for _, rw := range r.roots {
-		fi, err := os.Stat(rw.root)
-		exists := err == nil && fi.IsDir()
-		switch {
-		case rw.reg == nil, rw.reg.recursive != exists, exists && !os.SameFile(fi, rw.reg.info):
-			r.establish(rw)
-		}
+		r.establish(rw)
 		if rw.reg != nil && rw.reg.recursive {
 			r.watchLinks(rw)
 		}
-		if exists {
+		if fi, err := os.Stat(rw.root); err == nil && fi.IsDir() {
 			// A missing root gets no rescan: there is nothing to scan, and
 			// the hasher would report it missing again.
 			rw.rescan = true

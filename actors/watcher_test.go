@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -565,5 +566,164 @@ func TestWatcherReliability(t *testing.T) {
 		case <-timeout:
 			t.Fatalf("reported %d/%d created files within %v", n, len(want), watchTimeout)
 		}
+	}
+}
+
+// pokeUntilReported writes a new file in dir, and another after each event
+// published, until the watcher reports one of them by path under shown (dir
+// as reached through the root); it fails the test if none is reported
+// within watchTimeout. A path report proves that dir is watched now: a
+// Rescan published instead (the watch was installed after the file was
+// written) only means the next file is reported.
+func (tw *testWatcher) pokeUntilReported(t *testing.T, dir, shown string) {
+	t.Helper()
+	timeout := time.After(watchTimeout)
+	var want []string
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("poke-%d.md", i)
+		write(t, filepath.Join(dir, name), "poke")
+		want = append(want, filepath.Join(shown, name))
+		select {
+		case <-tw.rec.wake:
+		case <-timeout:
+			got := tw.rec.all()
+			t.Fatalf("none of %v reported within %v; got %d events:\n%s", want, watchTimeout, len(got), describe(got))
+		}
+		got := reported(tw.rec.all())
+		if slices.ContainsFunc(want, func(p string) bool { return got[p] }) {
+			return
+		}
+	}
+}
+
+// rescanOrPath is true once an event from index after on is a Rescan of
+// root or names p.
+func rescanOrPath(root, p string, after int) func([]events.FilesChanged) bool {
+	return func(evs []events.FilesChanged) bool {
+		return rescanOf(root, after)(evs) || reported(evs[min(after, len(evs)):])[p]
+	}
+}
+
+// TestWatcherParentsRecreated: the folders above a watched root are removed
+// and created again (BR-28: "the server watches the nearest existing parent
+// until ROOT appears"; the issue: "Ours must never miss a change"). Whatever
+// the watcher was watching when the folders went, it climbs to the nearest
+// existing ancestor, descends again as the folders come back and watches the
+// new root, without the periodic rescan (disabled here). Each round removes
+// the parents of the root and, in one `mkdir -p`, creates them again with a
+// new skill folder: right away, after the removal was reported, or after an
+// intermediate folder came and went as well.
+func TestWatcherParentsRecreated(t *testing.T) {
+	base := t.TempDir()
+	top := filepath.Join(base, "p")
+	mid := filepath.Join(top, "q")
+	root := filepath.Join(mid, "root")
+	write(t, filepath.Join(root, "s", "SKILL.md"), skillMD("s", "v1"))
+	tw := startWatcher(t, nil)
+	tw.configure(t, 1, root)
+
+	for i := range 12 {
+		n := len(tw.rec.all())
+		if err := os.RemoveAll(top); err != nil {
+			t.Fatal(err)
+		}
+		switch i % 3 {
+		case 1:
+			n = len(tw.rec.waitFor(t, "Rescan after the removal", rescanOf(root, n)))
+		case 2:
+			n = len(tw.rec.waitFor(t, "Rescan after the removal", rescanOf(root, n)))
+			if err := os.MkdirAll(mid, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(top); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dir := filepath.Join(root, fmt.Sprintf("k%d", i))
+		md := filepath.Join(dir, "SKILL.md")
+		write(t, md, skillMD("k", "recreated"))
+		tw.rec.waitFor(t, fmt.Sprintf("Rescan or %s (round %d)", md, i), rescanOrPath(root, md, n))
+		tw.pokeUntilReported(t, dir, dir)
+	}
+}
+
+// TestWatcherRootLinkRetargeted: a root that is a symbolic link (or is
+// reached through one) and is pointed at another folder is watched there
+// at once: a Rescan is published and later edits under the new target are
+// reported under the root, however the link is replaced.
+func TestWatcherRootLinkRetargeted(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// sub is the root below the link ("" for the link itself).
+		sub string
+		// relink points link at target.
+		relink func(t *testing.T, target, link string)
+	}{
+		{"ln -sfn", "", lnSFN},
+		{"remove and link", "", func(t *testing.T, target, link string) {
+			if err := os.Remove(link); err != nil {
+				t.Fatal(err)
+			}
+			symlink(t, target, link)
+		}},
+		{"rename over", "", renameOver},
+		{"relative rename over", "", func(t *testing.T, target, link string) {
+			renameOver(t, filepath.Base(target), link)
+		}},
+		{"link on the way", "skills", renameOver},
+		{"ln -sfn on the way", "skills", lnSFN},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			v1, v2 := filepath.Join(base, "v1"), filepath.Join(base, "v2")
+			link := filepath.Join(base, "current")
+			root := filepath.Join(link, tc.sub)
+			write(t, filepath.Join(v1, tc.sub, "a", "SKILL.md"), skillMD("a", "v1"))
+			write(t, filepath.Join(v2, tc.sub, "b", "SKILL.md"), skillMD("b", "v2"))
+			symlink(t, v1, link)
+			tw := startWatcher(t, nil)
+			tw.configure(t, 1, root)
+
+			// Watched through the link before the change.
+			ref := filepath.Join(v1, tc.sub, "a", "ref.md")
+			write(t, ref, "ref")
+			n := len(tw.rec.waitFor(t, "the edit under the first target", hasAll(filepath.Join(root, "a", "ref.md"))))
+
+			tc.relink(t, v2, link)
+			n = len(tw.rec.waitFor(t, "Rescan after the link changed", rescanOf(root, n)))
+			write(t, filepath.Join(v1, tc.sub, "a", "stale.md"), "stale")
+			tw.pokeUntilReported(t, filepath.Join(v2, tc.sub, "b"), filepath.Join(root, "b"))
+			if p := filepath.Join(root, "a", "stale.md"); reported(tw.rec.all()[n:])[p] {
+				t.Errorf("reported %s from the old target after the link changed", p)
+			}
+		})
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lnSFN runs `ln -sfn target link`, as a person would.
+func lnSFN(t *testing.T, target, link string) {
+	t.Helper()
+	if _, err := exec.LookPath("ln"); err != nil {
+		t.Skip("no ln:", err)
+	}
+	if out, err := exec.Command("ln", "-sfn", target, link).CombinedOutput(); err != nil {
+		t.Fatalf("ln -sfn %s %s: %v\n%s", target, link, err, out)
+	}
+}
+
+// renameOver replaces link in one step: a new link renamed over it.
+func renameOver(t *testing.T, target, link string) {
+	t.Helper()
+	tmp := link + ".tmp"
+	symlink(t, target, tmp)
+	if err := os.Rename(tmp, link); err != nil {
+		t.Fatal(err)
 	}
 }
