@@ -45,24 +45,9 @@ fi
 section "outside: tools (cached in .tools/)"
 mkdir -p "$tools/bin" "$work"
 
-node_dir="$tools/node$node_major"
-node_bin="$node_dir/node_modules/.bin/node"
-node_ok() {
-	[[ -x "$node_bin" ]] && "$node_bin" -e '
-		const [maj, min] = process.versions.node.split(".").map(Number);
-		process.exit(maj === Number(process.argv[1]) && min >= Number(process.argv[2]) ? 0 : 1);
-	' "$node_major" "$node_min_minor"
-}
-if node_ok; then
-	echo "node: cached $("$node_bin" --version)"
-else
-	echo "node: installing node@$node_major into $node_dir"
-	rm -rf "$node_dir"
-	timeout 600 npm install --prefix "$node_dir" --no-audit --no-fund --loglevel=error "node@$node_major"
-	node_ok || die "node@$node_major installed into $node_dir but $node_bin does not run as v$node_major.>=$node_min_minor"
-	echo "node: installed $("$node_bin" --version)"
-fi
-export PATH="$node_dir/node_modules/.bin:$PATH"
+# shellcheck source=node.sh
+source "$here/node.sh"
+ensure_node
 
 insp_dir="$tools/inspector"
 insp_pkg="$insp_dir/node_modules/@modelcontextprotocol/inspector/package.json"
