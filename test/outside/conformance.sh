@@ -107,26 +107,9 @@ source "$here/node.sh"
 ensure_node
 
 suite_dir="$tools/conformance"
-suite_pkg="$suite_dir/node_modules/@modelcontextprotocol/conformance/package.json"
 suite="$suite_dir/node_modules/.bin/conformance"
-suite_stamp="$suite_dir/installed-from.package-lock.json"
-suite_ok() {
-	[[ -x "$suite" && -f "$suite_pkg" ]] &&
-		cmp -s "$here/conformance/package-lock.json" "$suite_stamp" &&
-		[[ "$(node -p 'require(process.argv[1]).version' "$suite_pkg")" == "$suite_version" ]]
-}
-if suite_ok; then
-	echo "suite: cached @modelcontextprotocol/conformance@$suite_version"
-else
-	echo "suite: installing @modelcontextprotocol/conformance@$suite_version into $suite_dir"
-	rm -rf "$suite_dir"
-	mkdir -p "$suite_dir"
-	cp "$here/conformance/package.json" "$here/conformance/package-lock.json" "$suite_dir/"
-	timeout 600 npm ci --prefix "$suite_dir" --no-audit --no-fund --loglevel=error
-	cp "$here/conformance/package-lock.json" "$suite_stamp"
-	suite_ok || die "suite install in $suite_dir is not @modelcontextprotocol/conformance@$suite_version"
-	echo "suite: installed @modelcontextprotocol/conformance@$suite_version"
-fi
+ensure_npm_tree @modelcontextprotocol/conformance "$suite_version" "$here/conformance" "$suite_dir" ci
+[[ -x "$suite" ]] || die "no $suite after the install"
 
 section "conformance: build"
 if [[ -n "${CONFORMANCE_BIN:-}" ]]; then

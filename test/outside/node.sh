@@ -24,3 +24,28 @@ node_ok() {
 		process.exit(maj === Number(process.argv[1]) && min >= Number(process.argv[2]) ? 0 : 1);
 	' "$node_major" "$node_min_minor"
 }
+
+# ensure_npm_tree PACKAGE VERSION LOCKDIR DEST NPMCMD installs the tree pinned
+# by LOCKDIR/package.json + package-lock.json into DEST with `npm NPMCMD`
+# (install or ci), skipped when DEST already holds PACKAGE@VERSION installed
+# from that same lock.
+ensure_npm_tree() {
+	local pkg=$1 version=$2 lockdir=$3 dest=$4 npmcmd=$5
+	local pkgjson="$dest/node_modules/$pkg/package.json" stamp="$dest/installed-from.package-lock.json"
+	tree_ok() {
+		[[ -f "$pkgjson" ]] && cmp -s "$lockdir/package-lock.json" "$stamp" &&
+			[[ "$(node -p 'require(process.argv[1]).version' "$pkgjson")" == "$version" ]]
+	}
+	if tree_ok; then
+		echo "$pkg: cached $version"
+		return
+	fi
+	echo "$pkg: installing $version into $dest"
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	cp "$lockdir/package.json" "$lockdir/package-lock.json" "$dest/"
+	timeout 600 npm "$npmcmd" --prefix "$dest" --no-audit --no-fund --loglevel=error
+	cp "$lockdir/package-lock.json" "$stamp"
+	tree_ok || die "install in $dest is not $pkg@$version"
+	echo "$pkg: installed $version"
+}

@@ -50,30 +50,13 @@ source "$here/node.sh"
 ensure_node
 
 insp_dir="$tools/inspector"
-insp_pkg="$insp_dir/node_modules/@modelcontextprotocol/inspector/package.json"
 inspector="$insp_dir/node_modules/.bin/mcp-inspector"
-insp_stamp="$insp_dir/installed-from.package-lock.json"
-insp_ok() {
-	[[ -x "$inspector" && -f "$insp_pkg" ]] &&
-		cmp -s "$here/package-lock.json" "$insp_stamp" &&
-		[[ "$(node -p 'require(process.argv[1]).version' "$insp_pkg")" == "$inspector_version" ]]
-}
-if insp_ok; then
-	echo "inspector: cached @modelcontextprotocol/inspector@$inspector_version"
-else
-	echo "inspector: installing @modelcontextprotocol/inspector@$inspector_version into $insp_dir"
-	rm -rf "$insp_dir"
-	mkdir -p "$insp_dir"
-	cp "$here/package.json" "$here/package-lock.json" "$insp_dir/"
-	# npm install, not npm ci: the lock names an optional, Windows-only package
-	# (napi-windows-process-start-time, wanted by vite) that the registry does
-	# not serve, and npm ci refuses any lock it cannot match. npm install still
-	# takes every version from the lock.
-	timeout 600 npm install --prefix "$insp_dir" --no-audit --no-fund --loglevel=error
-	cp "$here/package-lock.json" "$insp_stamp"
-	insp_ok || die "inspector install in $insp_dir is not @modelcontextprotocol/inspector@$inspector_version"
-	echo "inspector: installed @modelcontextprotocol/inspector@$inspector_version"
-fi
+# npm install, not npm ci: the lock names an optional, Windows-only package
+# (napi-windows-process-start-time, wanted by vite) that the registry does not
+# serve, and npm ci refuses any lock it cannot match. npm install still takes
+# every version from the lock.
+ensure_npm_tree @modelcontextprotocol/inspector "$inspector_version" "$here" "$insp_dir" install
+[[ -x "$inspector" ]] || die "no $inspector after the install"
 # Keep the inspector's own state files out of $HOME.
 export MCP_CATALOG_PATH="$work/inspector-catalog.json"
 export MCP_CLIENT_CONFIG_PATH="$work/inspector-client.json"
