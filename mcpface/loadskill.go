@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilljack/skilljack-mcp/events"
 )
 
 const loadSkillUsage = `Load a skill's full instructions: returns its whole SKILL.md, frontmatter included. Call it as soon as the user's task matches a skill's description, before doing the task, then follow the instructions it returns. Pass the skill's name exactly as listed in <available_skills>, for example {"name": "my-project__commit"}. To read a file the skill refers to, call skill-resource.`
@@ -39,10 +41,9 @@ func (f *Facade) loadSkillTool(s *snapshot) *mcp.Tool {
 }
 
 func (f *Facade) loadSkill(_ context.Context, _ *mcp.CallToolRequest, in loadSkillIn) (*mcp.CallToolResult, any, error) {
-	s := f.current()
-	sk := s.cat.SkillByName(in.Name)
+	sk, missing := skillNamed(f.current().cat, in.Name)
 	if sk == nil {
-		return errorResult(fmt.Sprintf("No skill named %q. Available skills: %s", in.Name, namesList(qualifiedNames(s.cat)))), nil, nil
+		return missing, nil, nil
 	}
 	if len(sk.Files) == 0 {
 		return errorResult(fmt.Sprintf("Failed to load skill %q: it has no SKILL.md", in.Name)), nil, nil
@@ -52,6 +53,15 @@ func (f *Facade) loadSkill(_ context.Context, _ *mcp.CallToolRequest, in loadSki
 		return errorResult(fmt.Sprintf("Failed to load skill %q: %v", in.Name, err)), nil, nil
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil, nil
+}
+
+// skillNamed returns the skill with the qualified name name, or the tool
+// error a model reads when there is none: the name and every served one.
+func skillNamed(cat *events.Catalog, name string) (*events.Skill, *mcp.CallToolResult) {
+	if sk := cat.SkillByName(name); sk != nil {
+		return sk, nil
+	}
+	return nil, errorResult(fmt.Sprintf("No skill named %q. Available skills: %s", name, namesList(qualifiedNames(cat))))
 }
 
 func errorResult(text string) *mcp.CallToolResult {

@@ -33,9 +33,9 @@ func (f *Facade) skillResourceTool() *mcp.Tool {
 
 func (f *Facade) skillResource(_ context.Context, _ *mcp.CallToolRequest, in skillResourceIn) (*mcp.CallToolResult, any, error) {
 	s := f.current()
-	sk := s.cat.SkillByName(in.Skill)
+	sk, missing := skillNamed(s.cat, in.Skill)
 	if sk == nil {
-		return errorResult(fmt.Sprintf("No skill named %q. Available skills: %s", in.Skill, namesList(qualifiedNames(s.cat)))), nil, nil
+		return missing, nil, nil
 	}
 	files := supportingFiles(sk)
 	if strings.TrimSpace(in.Path) == "" {
