@@ -527,7 +527,12 @@ func validate(ctx context.Context, cfg actors.Config, out io.Writer, log *slog.L
 		if d.Rule != "" {
 			rule = " [" + d.Rule + "]"
 		}
-		fmt.Fprintf(out, "%s %s: %s%s\n", strings.ToUpper(d.Level), d.File, d.Message, rule)
+		// Messages usually begin with the file already; print it once.
+		msg := strings.TrimPrefix(strings.TrimPrefix(d.Message, d.File+": "), "skipped "+d.File+": ")
+		if msg != d.Message && strings.HasPrefix(d.Message, "skipped ") {
+			msg = "skipped: " + msg
+		}
+		fmt.Fprintf(out, "%s %s: %s%s\n", strings.ToUpper(d.Level), d.File, msg, rule)
 		if d.Level == events.LevelError {
 			skipped++
 		}

@@ -271,16 +271,27 @@ func checkBody(body []byte) (json.RawMessage, *jsonrpc.Error) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the body must be one JSON-RPC message object"}
 	}
 	var msg struct {
-		ID json.RawMessage `json:"id"`
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
 	}
 	if json.Unmarshal(body, &msg) != nil {
 		return nil, nil
 	}
-	// Only a string or number can be a request id worth echoing.
-	if len(msg.ID) > 0 && (msg.ID[0] == '"' || msg.ID[0] == '-' || (msg.ID[0] >= '0' && msg.ID[0] <= '9')) {
-		return msg.ID, nil
+	if msg.Method == nil && msg.Result == nil && msg.Error == nil {
+		return echoID(msg.ID), &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a message needs a method (request or notification), or a result or error (response)"}
 	}
-	return nil, nil
+	return echoID(msg.ID), nil
+}
+
+// echoID returns id when it is a string or number (the only request ids
+// worth echoing), else nil.
+func echoID(id json.RawMessage) json.RawMessage {
+	if len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) {
+		return id
+	}
+	return nil
 }
 
 // checkHeaders applies the header rules the SDK leaves out (BASE-R49..R51):
@@ -492,10 +503,15 @@ func (w *rpcErrorWriter) finish() {
 		return
 	}
 	code := int64(jsonrpc.CodeInvalidRequest)
-	if w.held >= 500 {
-		code = jsonrpc.CodeInternalError
-	}
 	msg := strings.TrimSpace(w.text.String())
+	switch {
+	case w.held >= 500:
+		code = jsonrpc.CodeInternalError
+	case strings.Contains(msg, "unsupported"):
+		// The SDK answers an unknown method on a 2025-era request with a
+		// plain-text 400 "JSON RPC not handled: ... unsupported".
+		code = jsonrpc.CodeMethodNotFound
+	}
 	if msg == "" {
 		msg = http.StatusText(w.held)
 	}

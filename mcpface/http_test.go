@@ -443,6 +443,8 @@ func TestHTTPRejections(t *testing.T) {
 		{name: "empty body", method: "POST", path: "/mcp", body: "", wantStatus: 400, wantCode: -32700},
 		{name: "batch", method: "POST", path: "/mcp", body: "[" + initReq + "]", wantStatus: 400, wantCode: -32600, wantMsg: "batch"},
 		{name: "empty batch", method: "POST", path: "/mcp", body: " []", wantStatus: 400, wantCode: -32600},
+		{name: "neither request nor response", method: "POST", path: "/mcp", body: `{"jsonrpc":"2.0","id":1}`, wantStatus: 400, wantCode: -32600, wantMsg: "method"},
+		{name: "unknown method, 2025 era", method: "POST", path: "/mcp", body: `{"jsonrpc":"2.0","id":1,"method":"nope/nope"}`, wantStatus: 400, wantCode: -32601},
 		{name: "not an object", method: "POST", path: "/mcp", body: `"hello"`, wantStatus: 400, wantCode: -32600},
 		{name: "missing Accept (SDK)", method: "POST", path: "/mcp", accept: "application/json", body: initReq, wantStatus: 400, wantCode: -32600, wantMsg: "Accept"},
 		{name: "no jsonrpc fields (SDK)", method: "POST", path: "/mcp", body: `{"hello":1}`, wantStatus: 400, wantCode: -32600},

@@ -115,7 +115,9 @@ func TestShutdownNoLeak(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "lib")
 	writeFile(t, filepath.Join(root, "s", "SKILL.md"), skillBody("s", "Leak check."))
 	writeFile(t, filepath.Join(root, "s", "f.md"), "v1\n")
-	st := startStack(t, &actors.PipelineOptions{Watch: true, Watcher: actors.WatcherOptions{Debounce: 20 * time.Millisecond, Reconcile: -1}}, root)
+	st := startStack(t, &actors.PipelineOptions{Watch: true, // A short reconcile backs the watcher up on a loaded machine: this
+		// test is about shutdown, not about file events (TestLive* are).
+		Watcher: actors.WatcherOptions{Debounce: 20 * time.Millisecond, Reconcile: time.Second}}, root)
 	n := newNotes()
 	cs, ss := st.connectNotes(t, n)
 	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "skill://lib/s/f.md"}); err != nil {
