@@ -483,9 +483,6 @@ func (b *CatalogBuilder) rebuild() {
 	}
 	current := map[string]events.SourceScanned{}
 	for _, src := range b.cfg.Sources {
-		if src.Kind != events.SourceLocal && src.Kind != events.SourceBundled {
-			continue
-		}
 		scan, ok := b.scans[src.ID]
 		if !ok || scan.ConfigSeq != b.cfg.Seq || scan.Source.Root != src.Root {
 			return

@@ -9,12 +9,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -65,6 +65,10 @@ type Config struct {
 	ActiveSource string
 	// ConfigPath is the config file's path, whether it exists or not.
 	ConfigPath string
+	// WellKnown configures the publisher sources and their fetcher.
+	WellKnown WellKnownConfig
+	// GitHub configures the GitHub sources and their poller.
+	GitHub GitHubConfig
 }
 
 // Source list origins for [Config.ActiveSource].
@@ -89,6 +93,9 @@ type configFile struct {
 	static *bool
 	// overrides are the usable skillInvocationOverrides entries.
 	overrides map[string]events.Override
+	// ghOrgs, ghUsers and wkOrigins are githubAllowedOrgs,
+	// githubAllowedUsers and wellKnownAllowedOrigins.
+	ghOrgs, ghUsers, wkOrigins []string
 }
 
 // LoadConfig works out the configuration from arguments, environment and the
@@ -100,8 +107,8 @@ type configFile struct {
 // the rest of the file is kept. Local paths are made absolute
 // ("~/" expanded) and de-duplicated; a missing one is kept without a
 // warning here, as the hasher's scan of it reports it.
-// GitHub and well-known entries are kept (Root "") with a warning that this
-// release does not serve them. It only reads; it never writes the config
+// GitHub and well-known entries are served from their cache folders (see
+// buildSources); the remote settings are in WellKnown and GitHub. It only reads; it never writes the config
 // file. It fails only when the working or home directory cannot be found.
 func LoadConfig(opts ConfigOptions) (Config, error) {
 	log := ensureLogger(opts.Logger)
@@ -143,7 +150,8 @@ func LoadConfig(opts ConfigOptions) (Config, error) {
 			cfg.ActiveSource = activeNone
 		}
 	}
-	cfg.Sources = buildSources(entries, home, cwd, log)
+	cfg.WellKnown, cfg.GitHub = remoteConfig(getenv, home, file, log)
+	cfg.Sources = buildSources(entries, home, cwd, &cfg, log)
 
 	env := strings.TrimSpace(getenv("SKILLJACK_STATIC"))
 	envStatic, envOK := parseBool(env)
@@ -203,6 +211,31 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 			f.dirs = append(f.dirs, strings.TrimSpace(d))
 		}
 	}
+
+	stringList := func(key string) []string {
+		raw, ok := top[key]
+		if !ok || isNull(raw) {
+			return nil
+		}
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) != nil {
+			wrong(key, "a list of strings", raw)
+			return nil
+		}
+		var out []string
+		for i, item := range list {
+			var v string
+			if json.Unmarshal(item, &v) != nil || strings.TrimSpace(v) == "" {
+				wrong(fmt.Sprintf("%s[%d]", key, i), "a non-empty string; entry dropped", item)
+				continue
+			}
+			out = append(out, strings.TrimSpace(v))
+		}
+		return out
+	}
+	f.ghOrgs = stringList("githubAllowedOrgs")
+	f.ghUsers = stringList("githubAllowedUsers")
+	f.wkOrigins = stringList("wellKnownAllowedOrigins")
 
 	if raw, ok := top["staticMode"]; ok && !isNull(raw) {
 		var v bool
@@ -305,21 +338,50 @@ func parseBool(v string) (b, ok bool) {
 }
 
 // buildSources classifies, resolves, de-duplicates and prefixes entries and
-// appends the bundled source.
-func buildSources(entries []string, home, cwd string, log *slog.Logger) []events.Source {
+// appends the bundled source. GitHub entries (any entry containing
+// "github.com", checked first) and publisher URLs (http(s):// otherwise) get
+// their cache folder as Root; one that cannot be parsed or whose owner or
+// origin is not allowlisted is left out with one warning saying which
+// variable to set (default-deny, reference §4, §5).
+func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Logger) []events.Source {
 	var out []events.Source
 	seen := map[string]bool{}
 	prefixes := map[string]bool{}
 	for _, e := range entries {
 		src := events.Source{Location: e}
 		lower := strings.ToLower(e)
+		var key string
 		switch {
 		case strings.Contains(lower, "github.com"):
+			spec, err := ParseGitHubURL(e)
+			if err != nil {
+				log.Warn("GitHub source skipped: "+err.Error(), "source", e)
+				continue
+			}
+			if !slices.Contains(cfg.GitHub.AllowedOwners, strings.ToLower(spec.Owner)) {
+				log.Warn(fmt.Sprintf("Blocked: GitHub source %s: owner %q is not allowlisted; set GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS (or githubAllowedOrgs/githubAllowedUsers in %s) to serve it",
+					e, spec.Owner, cfg.ConfigPath), "source", e)
+				continue
+			}
 			src.Kind = events.SourceGitHub
-			src.Prefix = githubPrefix(e)
+			src.Prefix = sanitizeSegment(spec.Prefix())
+			src.Root = filepath.Join(cfg.GitHub.CacheDir, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))
+			key = "github\x00" + spec.Key()
 		case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
+			spec, err := ParseWellKnownURL(e, cfg.WellKnown.AllowHTTP)
+			if err != nil {
+				log.Warn("publisher source skipped: "+err.Error(), "source", e)
+				continue
+			}
+			if !slices.Contains(cfg.WellKnown.AllowedOrigins, spec.Origin) {
+				log.Warn(fmt.Sprintf("Blocked: publisher source %s: origin %s is not in WELL_KNOWN_ALLOWED_ORIGINS (or wellKnownAllowedOrigins in %s); add it to serve this publisher",
+					e, spec.Origin, cfg.ConfigPath), "source", e)
+				continue
+			}
 			src.Kind = events.SourceWellKnown
-			src.Prefix = hostPrefix(e)
+			src.Prefix = spec.Prefix
+			src.Root = filepath.Join(cfg.WellKnown.CacheDir, spec.Key, "skills")
+			key = "well-known\x00" + spec.Origin + spec.PathPrefix
 		default:
 			src.Kind = events.SourceLocal
 			src.Root = resolvePath(e, home, cwd)
@@ -327,10 +389,7 @@ func buildSources(entries []string, home, cwd string, log *slog.Logger) []events
 			if src.Prefix == string(filepath.Separator) || src.Prefix == "." || src.Prefix == "" {
 				src.Prefix = "root"
 			}
-		}
-		key := string(src.Kind) + "\x00" + src.Root
-		if src.Kind != events.SourceLocal {
-			key = string(src.Kind) + "\x00" + e
+			key = "local\x00" + src.Root
 		}
 		if seen[key] {
 			continue
@@ -339,9 +398,6 @@ func buildSources(entries []string, home, cwd string, log *slog.Logger) []events
 		// A missing or unusable local root is reported by the scan of it
 		// (one diagnostic, logged by the catalog builder and listed by
 		// Validate), not here as well.
-		if src.Kind != events.SourceLocal {
-			log.Warn("remote sources are not served by this release yet: "+e, "source", e, "kind", string(src.Kind))
-		}
 		if prefixes[src.Prefix] {
 			base := src.Prefix
 			n := 2
@@ -361,6 +417,79 @@ func buildSources(entries []string, home, cwd string, log *slog.Logger) []events
 	})
 }
 
+// remoteConfig reads the remote-source settings from the environment and
+// the config file (reference §2.2), warning once about each unusable value.
+func remoteConfig(getenv func(string) string, home string, file configFile, log *slog.Logger) (WellKnownConfig, GitHubConfig) {
+	envList := func(name string, fallback []string) []string {
+		if l := splitList(getenv(name)); len(l) > 0 {
+			return l
+		}
+		return fallback
+	}
+	interval := func(name string) time.Duration {
+		d, ok := parseMS(getenv(name), DefaultPollInterval)
+		if !ok {
+			log.Warn(name+" is not a non-negative number of milliseconds; using the default", "value", getenv(name), "default_ms", DefaultPollInterval.Milliseconds())
+		}
+		return d
+	}
+	size := func(name string, def int64) int64 {
+		n, ok := parseMB(getenv(name), def)
+		if !ok {
+			log.Warn(name+" is not a whole number of MiB of at least 1; using the default", "value", getenv(name), "default_mb", def>>20)
+		}
+		return n
+	}
+	base := strings.TrimSpace(getenv("SKILLJACK_CACHE_DIR"))
+	var wk WellKnownConfig
+	var gh GitHubConfig
+	if base != "" {
+		base = resolvePath(base, home, home)
+		wk.CacheDir = filepath.Join(base, "well-known")
+		gh.CacheDir = base
+	} else {
+		wk.CacheDir = filepath.Join(home, ".skilljack", "well-known-cache")
+		gh.CacheDir = filepath.Join(home, ".skilljack", "github-cache")
+	}
+
+	for _, o := range envList("WELL_KNOWN_ALLOWED_ORIGINS", file.wkOrigins) {
+		spec, err := ParseWellKnownURL(o, true)
+		if err != nil || (spec.PathPrefix != "" && spec.PathPrefix != "/") {
+			log.Warn("WELL_KNOWN_ALLOWED_ORIGINS entry is not an origin (scheme://host[:port]); ignored", "value", o)
+			continue
+		}
+		if !slices.Contains(wk.AllowedOrigins, spec.Origin) {
+			wk.AllowedOrigins = append(wk.AllowedOrigins, spec.Origin)
+		}
+	}
+	if v := strings.TrimSpace(getenv("WELL_KNOWN_ALLOW_HTTP")); v != "" {
+		b, ok := parseBool(v)
+		if !ok {
+			log.Warn("WELL_KNOWN_ALLOW_HTTP is not one of 1, true, yes, 0, false, no; read as false", "value", v)
+		}
+		wk.AllowHTTP = b
+	}
+	wk.PollInterval = interval("WELL_KNOWN_POLL_INTERVAL_MS")
+	wk.MaxArtifactBytes = size("WELL_KNOWN_MAX_ARTIFACT_MB", DefaultMaxArtifactBytes)
+	wk.MaxUnpackedBytes = size("WELL_KNOWN_MAX_UNPACKED_MB", DefaultMaxUnpackedBytes)
+
+	for _, o := range append(envList("GITHUB_ALLOWED_ORGS", file.ghOrgs), envList("GITHUB_ALLOWED_USERS", file.ghUsers)...) {
+		o = strings.ToLower(strings.TrimSpace(o))
+		if o != "" && !slices.Contains(gh.AllowedOwners, o) {
+			gh.AllowedOwners = append(gh.AllowedOwners, o)
+		}
+	}
+	gh.Token = strings.TrimSpace(getenv("GITHUB_TOKEN"))
+	gh.APIURL = strings.TrimRight(strings.TrimSpace(getenv("GITHUB_API_URL")), "/")
+	if gh.APIURL == "" {
+		gh.APIURL = DefaultGitHubAPIURL
+	}
+	gh.PollInterval = interval("GITHUB_POLL_INTERVAL_MS")
+	gh.MaxTarballBytes = size("GITHUB_MAX_TARBALL_MB", DefaultGitHubMaxTarballBytes)
+	gh.MaxUnpackedBytes = size("GITHUB_MAX_UNPACKED_MB", DefaultGitHubMaxUnpackedBytes)
+	return wk, gh
+}
+
 // resolvePath expands "~" and "~/" with home and makes p absolute against
 // cwd.
 func resolvePath(p, home, cwd string) string {
@@ -374,29 +503,6 @@ func resolvePath(p, home, cwd string) string {
 		p = filepath.Join(cwd, p)
 	}
 	return filepath.Clean(p)
-}
-
-// githubPrefix returns "owner-repo" for a GitHub entry, best effort.
-func githubPrefix(e string) string {
-	s := e
-	if i := strings.Index(strings.ToLower(s), "github.com"); i >= 0 {
-		s = s[i+len("github.com"):]
-	}
-	s, _, _ = strings.Cut(s, "@")
-	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '/' || r == ':' })
-	if len(parts) >= 2 {
-		return parts[0] + "-" + strings.TrimSuffix(parts[1], ".git")
-	}
-	return "github"
-}
-
-// hostPrefix returns a slug of the URL's host for a well-known entry.
-func hostPrefix(e string) string {
-	u, err := url.Parse(e)
-	if err != nil || u.Hostname() == "" {
-		return "well-known"
-	}
-	return strings.ReplaceAll(u.Hostname(), ".", "-")
 }
 
 // ensureLogger returns log, or a logger that discards everything when nil.

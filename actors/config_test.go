@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/events"
@@ -111,14 +112,25 @@ func TestLoadConfig(t *testing.T) {
 			notLog: []string{"gone"},
 		},
 		{
-			name: "remote sources kept with a warning",
-			args: []string{"https://github.com/acme/skills@main", "https://example.com/.well-known/agent-skills/"},
+			// WK-R / reference §4, §5: remote sources are default-deny.
+			name:    "remote sources without an allowlist are blocked, naming the variable to set",
+			args:    []string{"https://github.com/acme/skills@main", "https://example.com/.well-known/agent-skills/"},
+			want:    actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "cli"},
+			wantLog: []string{"GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS", "not in WELL_KNOWN_ALLOWED_ORIGINS"},
+		},
+		{
+			name: "allowlisted remote sources are served from their cache folders",
+			args: []string{"https://github.com/Acme/skills/tree/main/team@v2", "https://Example.com:443/docs/.well-known/agent-skills/index.json",
+				"github.com/acme/skills", "https://example.com/docs/"},
+			env: map[string]string{"GITHUB_ALLOWED_ORGS": "ACME", "WELL_KNOWN_ALLOWED_ORIGINS": "https://example.com/",
+				"SKILLJACK_CACHE_DIR": filepath.Join(base, "cache")},
 			want: actors.Config{Sources: []events.Source{
-				{ID: "0", Kind: events.SourceGitHub, Location: "https://github.com/acme/skills@main", Prefix: "acme-skills"},
-				{ID: "1", Kind: events.SourceWellKnown, Location: "https://example.com/.well-known/agent-skills/", Prefix: "example-com"},
+				{ID: "0", Kind: events.SourceGitHub, Location: "https://github.com/Acme/skills/tree/main/team@v2",
+					Root: filepath.Join(base, "cache", "Acme", "skills", "team"), Prefix: "Acme-skills"},
+				{ID: "1", Kind: events.SourceWellKnown, Location: "https://Example.com:443/docs/.well-known/agent-skills/index.json",
+					Root: filepath.Join(base, "cache", "well-known", "example.com_docs", "skills"), Prefix: "example.com/docs"},
 				bundledSource(),
 			}, ActiveSource: "cli"},
-			wantLog: []string{"remote sources are not served by this release yet"},
 		},
 		{
 			name:       "static: config staticMode",
@@ -197,7 +209,7 @@ func TestLoadConfig(t *testing.T) {
 			}
 			tc.want.ConfigPath = cfgPath
 			tc.want.Overrides = map[string]events.Override{}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(actors.Config{}, "WellKnown", "GitHub")); diff != "" {
 				t.Errorf("LoadConfig mismatch (-want +got):\n%s", diff)
 			}
 			for _, s := range tc.wantLog {

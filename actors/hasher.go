@@ -52,6 +52,11 @@ type HasherOptions struct {
 	// local source. If nil, sources are scanned only when a configuration
 	// arrives. [Validate] ignores it.
 	Changes <-chan *message.Message
+	// Synced carries source.synced ([events.SourceSynced], published by the
+	// remote fetchers) to [Hasher.Run], which rescans what the sync changed
+	// in the source's cache folder. If nil, a remote source's cache is
+	// scanned only when a configuration arrives.
+	Synced <-chan *message.Message
 }
 
 // Hasher is the actor that scans sources for skill folders and hashes their
@@ -60,6 +65,7 @@ type HasherOptions struct {
 type Hasher struct {
 	in      <-chan *message.Message
 	changes <-chan *message.Message
+	synced  <-chan *message.Message
 	pub     message.Publisher
 	sc      *scanner
 	log     *slog.Logger
@@ -76,12 +82,13 @@ func NewHasher(configured <-chan *message.Message, pub message.Publisher, opts *
 	sc := newScanner(opts)
 	h := &Hasher{in: configured, pub: pub, sc: sc, log: sc.log}
 	if opts != nil {
-		h.changes = opts.Changes
+		h.changes, h.synced = opts.Changes, opts.Synced
 	}
 	return h
 }
 
-// Scan finds the skill folders of one local or bundled source and hashes
+// Scan finds the skill folders of one local, remote (its cache folder) or
+// bundled source and hashes
 // their files, reading only files whose (path, size, mtime) is not in the
 // digest cache (BR-35); Hashed counts the files read. It blocks until done
 // and is safe for concurrent use, also while Run runs. Seq and ConfigSeq of
@@ -105,7 +112,10 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 //
 // A configuration newer than the last one cancels every scan still running
 // and, once they have stopped, scans every local and bundled source in
-// order (github and well-known sources are skipped). An
+// order (a github or well-known source is scanned in its cache folder,
+// which a missing one leaves empty without a diagnostic). A
+// [events.SourceSynced] for the current configuration rescans what the
+// sync changed in the cache folder, as a files.changed does. An
 // [events.FilesChanged] for the current configuration (ConfigSeq equal,
 // Seq above the last one of its source, a local source of that
 // configuration) rescans that source incrementally: only the folders the
@@ -172,8 +182,30 @@ func (h *Hasher) Run(ctx context.Context) error {
 			start([]string{k}, func(ctx context.Context) { h.rescan(ctx, job) })
 		}
 	}
-	in, changes := h.in, h.changes
-	for in != nil || changes != nil {
+	// queue merges one change into the rescan job of its source, when the
+	// source is still configured as ev names it.
+	queue := func(src events.Source, paths []string, whole bool) {
+		i := slices.IndexFunc(cfg.Sources, func(s events.Source) bool {
+			return s.ID == src.ID && s.Kind == src.Kind && s.Root == src.Root
+		})
+		if i < 0 || cacheKey(cfg.Sources[i]) == "" || cfg.Sources[i].Kind == events.SourceBundled {
+			return
+		}
+		k := cacheKey(cfg.Sources[i])
+		job := pending[k]
+		if job == nil {
+			job = &rescanJob{src: cfg.Sources[i], cfgSeq: cfg.Seq, paths: map[string]bool{}}
+			pending[k] = job
+		}
+		job.whole = job.whole || whole
+		for _, p := range paths {
+			job.paths[p] = true
+		}
+		schedule()
+	}
+	lastSync := map[string]uint64{}
+	in, changes, synced := h.in, h.changes, h.synced
+	for in != nil || changes != nil || synced != nil {
 		select {
 		case <-ctx.Done():
 			return nil
@@ -219,23 +251,24 @@ func (h *Hasher) Run(ctx context.Context) error {
 				continue
 			}
 			lastChange[ev.Source.ID] = ev.Seq
-			i := slices.IndexFunc(cfg.Sources, func(s events.Source) bool {
-				return s.ID == ev.Source.ID && s.Kind == events.SourceLocal && s.Root == ev.Source.Root
-			})
-			if i < 0 {
+			queue(ev.Source, ev.Paths, ev.Rescan)
+		case msg, ok := <-synced:
+			if !ok {
+				synced = nil
 				continue
 			}
-			k := cacheKey(cfg.Sources[i])
-			job := pending[k]
-			if job == nil {
-				job = &rescanJob{src: cfg.Sources[i], cfgSeq: cfg.Seq, paths: map[string]bool{}}
-				pending[k] = job
+			var ev events.SourceSynced
+			err := events.Handle(h.log, msg, func(m *message.Message) error {
+				var err error
+				ev, err = events.Decode[events.SourceSynced](m)
+				return err
+			})
+			// Seq is per fetcher; two fetchers never share a source ID.
+			if err != nil || ev.ConfigSeq != cfg.Seq || ev.Seq <= lastSync[ev.Source.ID] {
+				continue
 			}
-			job.whole = job.whole || ev.Rescan
-			for _, p := range ev.Paths {
-				job.paths[p] = true
-			}
-			schedule()
+			lastSync[ev.Source.ID] = ev.Seq
+			queue(ev.Source, ev.Paths, ev.Rescan || len(ev.Paths) == 0)
 		}
 	}
 	return nil
@@ -254,7 +287,7 @@ type rescanJob struct {
 // hasher does not scan.
 func cacheKey(src events.Source) string {
 	switch src.Kind {
-	case events.SourceLocal:
+	case events.SourceLocal, events.SourceGitHub, events.SourceWellKnown:
 		return "local:" + src.Root
 	case events.SourceBundled:
 		return "bundled:"
@@ -355,7 +388,7 @@ func (s *scanner) scan(ctx context.Context, src events.Source) (events.SourceSca
 // as a full scan as long as every change since the previous call is in
 // changed. Calls for one root must not overlap.
 func (s *scanner) scanKeep(ctx context.Context, src events.Source, changed []string, whole bool) (events.SourceScanned, error) {
-	if src.Kind != events.SourceLocal {
+	if src.Kind == events.SourceBundled {
 		return s.scan(ctx, src)
 	}
 	key := cacheKey(src)
@@ -388,13 +421,18 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 	var w walker
 	var rootKey string
 	switch src.Kind {
-	case events.SourceLocal:
+	case events.SourceLocal, events.SourceGitHub, events.SourceWellKnown:
 		rootKey = "local:" + src.Root
 		root := src.Root
 		w.display = func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
 		// The only report of a missing or unusable root: LoadConfig does not
 		// warn about it, so the server logs it once and validate lists it.
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			if src.Kind != events.SourceLocal && errors.Is(err, fs.ErrNotExist) {
+				// A remote source not synced yet: its fetcher reports.
+				out.ScannedAt = time.Now()
+				return out, nil
+			}
 			var msg string
 			switch {
 			case err == nil:

@@ -522,9 +522,20 @@ func TestScanBundled(t *testing.T) {
 
 // TestScanRemoteKind checks that Scan refuses kinds it does not serve.
 func TestScanRemoteKind(t *testing.T) {
-	_, err := newTestHasher(nil).Scan(t.Context(), events.Source{ID: "0", Kind: events.SourceGitHub, Location: "github.com/a/b"})
-	if err == nil {
-		t.Error("Scan(github) = nil error, want one")
+	// A remote source is scanned in its cache folder; before its first sync
+	// the folder is missing, which gives no skills and no diagnostic (the
+	// fetcher reports), unlike a missing local folder.
+	cache := filepath.Join(t.TempDir(), "github-cache", "a", "b")
+	src := events.Source{ID: "0", Kind: events.SourceGitHub, Location: "github.com/a/b", Root: cache, Prefix: "a-b"}
+	h := newTestHasher(nil)
+	scan, err := h.Scan(t.Context(), src)
+	if err != nil || len(scan.Skills) != 0 || len(scan.Diagnostics) != 0 {
+		t.Fatalf("Scan(unsynced github) = %d skills, %v, %v; want none, no diagnostics, nil", len(scan.Skills), scan.Diagnostics, err)
+	}
+	writeTree(t, cache, map[string]string{"x/SKILL.md": skillMD("x", "d")})
+	scan, err = h.Scan(t.Context(), src)
+	if err != nil || len(scan.Skills) != 1 || scan.Skills[0].RelDir != "x" {
+		t.Fatalf("Scan(synced github) = %+v, %v; want skill x", scan.Skills, err)
 	}
 }
 

@@ -108,7 +108,7 @@ func TestPipeline(t *testing.T) {
 func TestCatalogBuilderOrdering(t *testing.T) {
 	root := "/r/skills"
 	src := events.Source{ID: "0", Kind: events.SourceLocal, Root: root, Prefix: "skills"}
-	remote := events.Source{ID: "1", Kind: events.SourceGitHub, Location: "github.com/a/b", Prefix: "a-b"}
+	remote := events.Source{ID: "1", Kind: events.SourceGitHub, Location: "github.com/a/b", Root: "/cache/a/b", Prefix: "a-b"}
 	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{src, remote, bundledSource()}}
 	scan := func(seq uint64, s events.Source, skills ...events.ScannedSkill) events.SourceScanned {
 		return events.SourceScanned{Seq: seq, ConfigSeq: 1, Source: s, Skills: skills}
@@ -132,6 +132,11 @@ func TestCatalogBuilderOrdering(t *testing.T) {
 		// A stale scan of the same source is dropped.
 		scanIn <- encode(t, scan(1, src, scanned("a", skillMD("a", "old"))))
 		scanIn <- encode(t, scan(3, bundledSource()))
+		synctest.Wait()
+		if n := len(pub.all()); n != 0 {
+			t.Fatalf("published %d catalogs before the remote source's cache scan, want 0", n)
+		}
+		scanIn <- encode(t, scan(4, remote))
 		synctest.Wait()
 		// Every scan is in, but the first catalog waits for the overrides.
 		if n := len(pub.all()); n != 0 {
@@ -220,7 +225,7 @@ func TestHasherRunPublishes(t *testing.T) {
 	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD("a", "d")})
 	cfg := events.SourcesConfigured{Seq: 4, Sources: []events.Source{
 		localSource(root),
-		{ID: "1", Kind: events.SourceWellKnown, Location: "https://example.com"},
+		{ID: "1", Kind: events.SourceWellKnown, Location: "https://example.com", Root: filepath.Join(root, "..", "unsynced-cache")},
 		bundledSource(),
 	}}
 	synctest.Test(t, func(t *testing.T) {
@@ -232,7 +237,7 @@ func TestHasherRunPublishes(t *testing.T) {
 		go func() { done <- h.Run(ctx) }()
 		in <- encode(t, cfg)
 		in <- encode(t, events.SourcesConfigured{Seq: 2, Sources: cfg.Sources}) // stale: ignored
-		for range 2 {
+		for range 3 {
 			<-pub.ch
 		}
 		synctest.Wait()
@@ -249,7 +254,8 @@ func TestHasherRunPublishes(t *testing.T) {
 			}
 			got = append(got, row{ev.Seq, ev.ConfigSeq, ev.Source.ID, len(ev.Skills), ev.Hashed})
 		}
-		want := []row{{1, 4, "0", 1, 1}, {2, 4, "bundled", 1, 1}}
+		// The publisher's cache is not synced yet: scanned, empty.
+		want := []row{{1, 4, "0", 1, 1}, {2, 4, "1", 0, 0}, {3, 4, "bundled", 1, 1}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("scans mismatch (-want +got):\n%s", diff)
 		}

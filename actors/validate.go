@@ -3,15 +3,16 @@ package actors
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
-// Validate scans every local and bundled source of cfg once, synchronously,
-// and returns the catalog they give (version 1), for the
-// `skilljack-mcp validate` command: its Diagnostics hold every warning and
-// skip the server would log. Remote sources add one warning each, as this
-// release does not serve them. opts may be nil; its Logger receives the
+// Validate scans every source of cfg once, synchronously — a remote source
+// in its cache folder, without fetching — and returns the catalog they give
+// (version 1), for the `skilljack-mcp validate` command: its Diagnostics
+// hold every warning and skip the server would log. A remote source with no
+// cached copy yet adds one warning. opts may be nil; its Logger receives the
 // scan's log lines. It blocks until done and returns an error only when ctx
 // is done.
 func Validate(ctx context.Context, cfg Config, opts *HasherOptions) (*events.Catalog, error) {
@@ -19,16 +20,16 @@ func Validate(ctx context.Context, cfg Config, opts *HasherOptions) (*events.Cat
 	scans := map[string]events.SourceScanned{}
 	var remote []events.Diagnostic
 	for _, src := range cfg.Sources {
-		switch src.Kind {
-		case events.SourceLocal, events.SourceBundled:
-			scan, err := sc.scan(ctx, src)
-			if err != nil {
-				return nil, fmt.Errorf("validating sources: %w", err)
+		scan, err := sc.scan(ctx, src)
+		if err != nil {
+			return nil, fmt.Errorf("validating sources: %w", err)
+		}
+		scans[src.ID] = scan
+		if src.Kind == events.SourceGitHub || src.Kind == events.SourceWellKnown {
+			if _, err := os.Stat(src.Root); err != nil {
+				remote = append(remote, events.Diagnostic{File: src.Location, Level: events.LevelWarn,
+					Message: fmt.Sprintf("%s: no cached copy at %s yet; validate checks the cache and does not fetch (the server syncs it)", src.Location, src.Root)})
 			}
-			scans[src.ID] = scan
-		default:
-			remote = append(remote, events.Diagnostic{File: src.Location, Level: events.LevelWarn,
-				Message: fmt.Sprintf("%s: remote sources are not served by this release yet", src.Location)})
 		}
 	}
 	cat := BuildCatalog(1, events.SourcesConfigured{Seq: 1, Sources: cfg.Sources, Static: cfg.Static}, scans, cfg.Overrides)

@@ -23,7 +23,7 @@ func TestValidate(t *testing.T) {
 	})
 	cfg := actors.Config{Sources: []events.Source{
 		localSource(root),
-		{ID: "1", Kind: events.SourceGitHub, Location: "github.com/a/b", Prefix: "a-b"},
+		{ID: "1", Kind: events.SourceGitHub, Location: "github.com/a/b", Root: filepath.Join(root, "..", "cache", "a", "b"), Prefix: "a-b"},
 		bundledSource(),
 	}}
 	cat, err := actors.Validate(t.Context(), cfg, &actors.HasherOptions{Bundled: actors.Bundled()})
@@ -40,7 +40,7 @@ func TestValidate(t *testing.T) {
 	}
 	type diag struct{ File, Level, Has string }
 	want := []diag{
-		{"github.com/a/b", events.LevelWarn, "remote sources are not served"},
+		{"github.com/a/b", events.LevelWarn, "no cached copy"},
 		{filepath.Join(root, "dogfood", "SKILL.md"), events.LevelWarn, "name is missing"},
 		{filepath.Join(root, "no-frontmatter", "SKILL.md"), events.LevelError, "does not begin with ---"},
 	}

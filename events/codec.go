@@ -30,6 +30,8 @@ var topics = map[string]string{
 	nameOf[CatalogChanged]():    TopicCatalogChanged,
 	nameOf[ResourcesUpdated]():  TopicResourcesUpdated,
 	nameOf[FilesChanged]():      TopicFilesChanged,
+	nameOf[SourceSynced]():      TopicSourceSynced,
+	nameOf[SourceFailed]():      TopicSourceFailed,
 }
 
 func nameOf[T any]() string { return reflect.TypeFor[T]().Name() }

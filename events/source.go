@@ -5,9 +5,10 @@ import "time"
 // SourceKind says where the skills of a [Source] come from.
 type SourceKind string
 
-// The source kinds. Only local and bundled sources are served in this
-// release; github and well-known sources are recognised by the config actor
-// and reported as not yet supported.
+// The source kinds. Local sources are watched folders; github and
+// well-known sources are remote, served from a cache folder (their Root)
+// that the GitHub poller and the well-known fetcher keep in sync; the
+// bundled source is embedded in the binary.
 const (
 	SourceLocal     SourceKind = "local"
 	SourceBundled   SourceKind = "bundled"
@@ -24,12 +25,16 @@ type Source struct {
 	Kind SourceKind `json:"kind"`
 	// Location is the entry as the user wrote it (a path, URL or "bundled").
 	Location string `json:"location"`
-	// Root is the absolute folder that is scanned for skills. For the bundled
-	// source it is the root of the embedded file system (".").
+	// Root is the absolute folder that is scanned for skills. For a remote
+	// source it is inside the cache (<cache>/well-known/<key>/skills, or
+	// <github-cache>/<owner>/<repo>[/<subpath>]); for the bundled source it
+	// is the root of the embedded file system (".").
 	Root string `json:"root"`
 	// Prefix is the first segment of every skill path of this source: the
-	// folder basename for a local source (made unique among sources), empty
-	// for the bundled source.
+	// folder basename for a local source, "owner-repo" for GitHub, the host
+	// slug for a publisher ("host-slug/path-slug" — two segments — when the
+	// publisher URL has a path before /.well-known), made unique among
+	// sources; empty for the bundled source.
 	Prefix string `json:"prefix"`
 }
 
