@@ -3,12 +3,17 @@
 //
 // Usage:
 //
-//	skilljack-mcp [flags] [skill-dir ...]
-//	skilljack-mcp validate [skill-dir ...]
+//	skilljack-mcp [flags] [source ...]
+//	skilljack-mcp validate [source ...]
+//
+// A source is a skill folder, a GitHub repository
+// (github.com/owner/repo[/subpath][@ref]) or a publisher URL
+// (https://host/.well-known/agent-skills/).
 //
 // It is wiring only: it parses flags and environment, builds the stderr
 // logger and the bus, subscribes every inbox, starts the actors (config,
-// hasher, catalog builder, notifier) and the MCP facade in one errgroup, and
+// watcher, remote fetchers, hasher, catalog builder, notifier) and the MCP
+// facade in one errgroup, and
 // shuts them down together when stdin closes or a signal arrives. See
 // README.md for every flag and environment variable.
 package main
@@ -278,8 +283,12 @@ func pickEnum(flagName, flagVal, envName, envVal, def string, allowed []string, 
 const usage = `skilljack-mcp serves Agent Skills to MCP clients over stdio or HTTP.
 
 Usage:
-  skilljack-mcp [flags] [skill-dir ...]     serve skills (stdin/stdout speak MCP)
-  skilljack-mcp validate [skill-dir ...]    report what is off in the skills, then exit
+  skilljack-mcp [flags] [source ...]        serve skills (stdin/stdout speak MCP)
+  skilljack-mcp validate [source ...]       report what is off in the skills, then exit
+
+A source is a skill folder, a GitHub repository (github.com/owner/repo[/subpath][@ref];
+allowlist its owner with GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS) or a publisher
+(https://host/.well-known/agent-skills/; allowlist its origin with WELL_KNOWN_ALLOWED_ORIGINS).
 
 Flags:
   --tools=auto|always|never                 offer load-skill/skill-resource (env SKILLJACK_TOOLS)

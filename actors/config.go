@@ -363,6 +363,10 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 					e, spec.Owner, cfg.ConfigPath), "source", e)
 				continue
 			}
+			if strings.EqualFold(filepath.Join(cfg.GitHub.CacheDir, spec.Owner), cfg.WellKnown.CacheDir) {
+				log.Warn("GitHub source skipped: its cache folder "+cfg.WellKnown.CacheDir+" is the publishers' cache (owner \"well-known\" under SKILLJACK_CACHE_DIR); unset SKILLJACK_CACHE_DIR to serve it", "source", e)
+				continue
+			}
 			src.Kind = events.SourceGitHub
 			src.Prefix = sanitizeSegment(spec.Prefix())
 			src.Root = filepath.Join(cfg.GitHub.CacheDir, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))

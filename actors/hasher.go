@@ -268,7 +268,9 @@ func (h *Hasher) Run(ctx context.Context) error {
 				continue
 			}
 			lastSync[ev.Source.ID] = ev.Seq
-			queue(ev.Source, ev.Paths, ev.Rescan || len(ev.Paths) == 0)
+			if len(ev.Paths) > 0 || ev.Rescan {
+				queue(ev.Source, ev.Paths, ev.Rescan)
+			}
 		}
 	}
 	return nil

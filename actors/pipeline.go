@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/http"
+	"slices"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -29,6 +31,13 @@ type PipelineOptions struct {
 	NotifyDebounce time.Duration
 	// Logger is scoped per actor (log.With("actor", name)); nil discards.
 	Logger *slog.Logger
+	// HTTPClient sends the remote fetchers' requests (tests inject one
+	// that trusts their certificates or maps host names); nil means each
+	// fetcher's default client.
+	HTTPClient *http.Client
+	// RetryBackoff is the remote fetchers' wait before retrying a failed
+	// request, doubled per retry; 0 means 1 s. Tests shorten it.
+	RetryBackoff time.Duration
 }
 
 // Pipeline is the skill pipeline of [events.NewBus]: config → watcher →
@@ -36,6 +45,10 @@ type PipelineOptions struct {
 // facade is not part of it: main subscribes the facade's inboxes next to it.
 type Pipeline struct {
 	runners []runner
+	// WellKnown and GitHub are the remote fetchers, nil when the
+	// configuration has no source of their kind.
+	WellKnown *WellKnownFetcher
+	GitHub    *GitHubPoller
 }
 
 type runner interface{ Run(context.Context) error }
@@ -62,6 +75,14 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	}
 	hasherIn := inbox(events.TopicSourcesConfigured)
 	hasherChanges := inbox(events.TopicFilesChanged)
+	hasherSynced := inbox(events.TopicSourceSynced)
+	var wkIn, ghIn <-chan *message.Message
+	if hasKind(cfg, events.SourceWellKnown) {
+		wkIn = inbox(events.TopicSourcesConfigured)
+	}
+	if hasKind(cfg, events.SourceGitHub) {
+		ghIn = inbox(events.TopicSourcesConfigured)
+	}
 	catalogIn := CatalogInboxes{
 		Configured: inbox(events.TopicSourcesConfigured),
 		Scanned:    inbox(events.TopicSourceScanned),
@@ -82,12 +103,26 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 		p.runners = append(p.runners, NewWatcher(watcherIn, pub, &wo))
 	}
 	p.runners = append(p.runners,
-		NewHasher(hasherIn, pub, &HasherOptions{Bundled: o.Bundled, Changes: hasherChanges, Logger: log.With("actor", "hasher")}),
+		NewHasher(hasherIn, pub, &HasherOptions{Bundled: o.Bundled, Changes: hasherChanges, Synced: hasherSynced, Logger: log.With("actor", "hasher")}),
 		NewCatalogBuilder(catalogIn, pub, log.With("actor", "catalog")),
 		NewNotifierWithOptions(notifierIn, pub, &NotifierOptions{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
-		NewConfigActor(cfg, pub, log.With("actor", "config")),
 	)
+	if wkIn != nil {
+		p.WellKnown = NewWellKnownFetcher(wkIn, pub, &WellKnownOptions{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")})
+		p.runners = append(p.runners, p.WellKnown)
+	}
+	if ghIn != nil {
+		p.GitHub = NewGitHubPoller(ghIn, pub, &GitHubPollerOptions{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")})
+		p.runners = append(p.runners, p.GitHub)
+	}
+	// The config actor publishes; every other actor is subscribed by now.
+	p.runners = append(p.runners, NewConfigActor(cfg, pub, log.With("actor", "config")))
 	return p, nil
+}
+
+// hasKind reports whether cfg has a source of kind k.
+func hasKind(cfg Config, k events.SourceKind) bool {
+	return slices.ContainsFunc(cfg.Sources, func(s events.Source) bool { return s.Kind == k })
 }
 
 // Run runs every actor until ctx is done and returns once all of them have

@@ -134,7 +134,7 @@ func ParseWellKnownURL(raw string, allowHTTP bool) (WellKnownSpec, error) {
 	p := strings.TrimRight(u.EscapedPath(), "/")
 	p = strings.TrimSuffix(p, "/index.json")
 	p = strings.TrimRight(p, "/")
-	for _, frag := range []string{"/.well-known/agent-skills", "/.well-known/skills"} {
+	for _, frag := range []string{"/.well-known/agent-skills", "/.well-known/skills", "/.well-known"} {
 		if i := strings.Index(p+"/", frag+"/"); i >= 0 {
 			p = p[:i]
 			break
@@ -216,13 +216,11 @@ var ghName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 // with characters GitHub does not allow, a ".." or "." subpath segment.
 func ParseGitHubURL(raw string) (GitHubSpec, error) {
 	s := strings.TrimSpace(raw)
-	lower := strings.ToLower(s)
-	i := strings.Index(lower, "github.com")
-	if i < 0 {
-		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: no github.com", raw)
+	after, ok := cutGitHubHost(s)
+	if !ok {
+		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: expected github.com/owner/repo (https://, www. and git@ allowed; user info is not: put a token in GITHUB_TOKEN)", raw)
 	}
-	s = s[i+len("github.com"):]
-	s = strings.TrimLeft(s, "/:")
+	s = strings.TrimLeft(after, "/:")
 	if q := strings.IndexAny(s, "?#"); q >= 0 {
 		s = s[:q]
 	}
@@ -236,7 +234,8 @@ func ParseGitHubURL(raw string) (GitHubSpec, error) {
 		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: expected github.com/owner/repo", raw)
 	}
 	spec.Owner, spec.Repo = parts[0], strings.TrimSuffix(parts[1], ".git")
-	if !ghName.MatchString(spec.Owner) || !ghName.MatchString(spec.Repo) || spec.Repo == "." || spec.Repo == ".." || spec.Owner == "." || spec.Owner == ".." {
+	if !ghName.MatchString(spec.Owner) || !ghName.MatchString(spec.Repo) || strings.Trim(spec.Repo, ".") == "" ||
+		strings.Trim(spec.Owner, ".") == "" || strings.HasPrefix(spec.Owner, "-") {
 		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: bad owner or repository name", raw)
 	}
 	rest := parts[2:]
@@ -256,10 +255,51 @@ func ParseGitHubURL(raw string) (GitHubSpec, error) {
 		}
 	}
 	spec.Subpath = path.Join(rest...)
-	if spec.Ref != "" && strings.ContainsAny(spec.Ref, " \t~^:?*[\\") {
+	if spec.Ref != "" && !validRef(spec.Ref) {
 		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: bad ref %q", raw, spec.Ref)
 	}
 	return spec, nil
+}
+
+// cutGitHubHost returns what follows the github.com host of s, which may
+// start with http:// or https://, then www. or git@; ok is false for any
+// other host (github.com.evil.test, gist.github.com) and for user info.
+func cutGitHubHost(s string) (rest string, ok bool) {
+	lower := strings.ToLower(s)
+	for _, p := range []string{"https://", "http://"} {
+		if strings.HasPrefix(lower, p) {
+			s, lower = s[len(p):], lower[len(p):]
+			break
+		}
+	}
+	for _, p := range []string{"www.", "git@"} {
+		if strings.HasPrefix(lower, p) {
+			s, lower = s[len(p):], lower[len(p):]
+			break
+		}
+	}
+	if !strings.HasPrefix(lower, "github.com") {
+		return "", false
+	}
+	rest = s[len("github.com"):]
+	if rest != "" && rest[0] != '/' && rest[0] != ':' {
+		return "", false
+	}
+	return rest, true
+}
+
+// validRef applies git's ref name rules that matter in a URL path: no
+// empty, "." or ".." segment, no leading "-", no characters git forbids.
+func validRef(ref string) bool {
+	if strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, " \t~^:?*[\\") || strings.Contains(ref, "@{") {
+		return false
+	}
+	for seg := range strings.SplitSeq(ref, "/") {
+		if seg == "" || seg == "." || seg == ".." || strings.HasSuffix(seg, ".lock") {
+			return false
+		}
+	}
+	return true
 }
 
 // parseMS reads a millisecond interval: unset, unparseable or negative →

@@ -10,7 +10,8 @@ const TopicSourceSynced = "source.synced"
 // source on disk under [Source.Root]. Consumed by the hasher, which rescans
 // the paths that changed (or the whole root when Rescan is set) and
 // publishes a new [SourceScanned]. A sync that found nothing new (304, same
-// digests, same commit) publishes nothing.
+// digests, same commit) publishes nothing; one that changed nothing but
+// failed for some skills publishes Errors with no Paths.
 type SourceSynced struct {
 	// Seq increases with every SourceSynced one fetcher publishes.
 	Seq uint64 `json:"seq"`

@@ -75,6 +75,10 @@ type server struct {
 	stderr *syncBuffer
 	notes  *notes
 	closed bool
+	// startupInstructions marks a session initialized before the skills
+	// under test arrived: servedEverywhere does not look for them in its
+	// instructions.
+	startupInstructions bool
 }
 
 // skillEntry is a skills/list entry (SEP2640-R26..R37).

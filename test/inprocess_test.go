@@ -23,15 +23,40 @@ type stack struct {
 	srv    *mcp.Server
 	cancel context.CancelFunc
 	done   chan error
+	pipe   *actors.Pipeline
+	// remote receives every source.synced and source.failed.
+	remote chan remoteEvent
+}
+
+// remoteEvent is one source.synced (Synced set) or source.failed (Failed
+// set) seen on the bus.
+type remoteEvent struct {
+	Topic  string
+	Synced *events.SourceSynced
+	Failed *events.SourceFailed
+	Err    error
 }
 
 // startStack serves dirs in process. Stop it with stop, which waits for
 // every actor.
 func startStack(tb testing.TB, pipe *actors.PipelineOptions, dirs ...string) *stack {
 	tb.Helper()
+	return startStackEnv(tb, pipe, nil, dirs...)
+}
+
+// startStackEnv is startStack with env as the whole environment LoadConfig
+// sees (allowlists, SKILLJACK_CACHE_DIR, poll intervals for remote
+// sources); HOME is a fresh temporary folder unless env sets it. The stack's
+// pipeline is in st.pipe (its remote fetchers have SyncNow).
+func startStackEnv(tb testing.TB, pipe *actors.PipelineOptions, env map[string]string, dirs ...string) *stack {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	bus := events.NewBus(nil)
-	cfg, err := actors.LoadConfig(actors.ConfigOptions{Args: dirs, Home: tb.TempDir(), Getenv: func(string) string { return "" }})
+	home := env["HOME"]
+	if home == "" {
+		home = tb.TempDir()
+	}
+	cfg, err := actors.LoadConfig(actors.ConfigOptions{Args: dirs, Home: home, Getenv: func(k string) string { return env[k] }, Logger: pipe.Logger})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -43,6 +68,27 @@ func startStack(tb testing.TB, pipe *actors.PipelineOptions, dirs ...string) *st
 	if err != nil {
 		tb.Fatal(err)
 	}
+	remote := make(chan remoteEvent, 1000)
+	for _, topic := range []string{events.TopicSourceSynced, events.TopicSourceFailed} {
+		ch, err := bus.Subscribe(ctx, topic)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		go func() {
+			for msg := range ch {
+				ev := remoteEvent{Topic: topic}
+				if topic == events.TopicSourceSynced {
+					s, err := events.Decode[events.SourceSynced](msg)
+					ev.Synced, ev.Err = &s, err
+				} else {
+					f, err := events.Decode[events.SourceFailed](msg)
+					ev.Failed, ev.Err = &f, err
+				}
+				msg.Ack()
+				offer(remote, ev)
+			}
+		}()
+	}
 	p, err := actors.NewPipeline(ctx, bus, bus, cfg, pipe)
 	if err != nil {
 		tb.Fatal(err)
@@ -51,7 +97,7 @@ func startStack(tb testing.TB, pipe *actors.PipelineOptions, dirs ...string) *st
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return facade.Run(gctx, catalogs, updates) })
 	g.Go(func() error { return p.Run(gctx) })
-	st := &stack{facade: facade, cancel: cancel, done: make(chan error, 1)}
+	st := &stack{facade: facade, cancel: cancel, done: make(chan error, 1), pipe: p, remote: remote}
 	go func() {
 		err := g.Wait()
 		bus.Close()

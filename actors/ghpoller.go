@@ -1,0 +1,725 @@
+package actors
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/skilljack/skilljack-mcp/archive"
+	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/fetch"
+)
+
+const (
+	// ghProgressMin is the download size above which progress lines are
+	// logged: smaller tarballs arrive in about a second on any link that
+	// can use GitHub at all, so a line would be noise (issue 6: "a download
+	// larger than a few MB").
+	ghProgressMin = 4 << 20
+	// ghProgressEvery spaces progress lines: at most one a second (issue 6).
+	ghProgressEvery = time.Second
+	// ghMaxEntries caps the entries of one tarball. A whole repository is
+	// extracted even when only a subpath is served, so the archive
+	// package's default (10,000, sized for one skill) would refuse
+	// ordinary monorepos; the unpacked byte cap stays the real bound.
+	ghMaxEntries = 200_000
+	// ghStaleAge is how old a leftover staging folder, download or trash
+	// folder must be before a poller removes it: another skilljack process
+	// sharing the cache may be using a younger one.
+	ghStaleAge = time.Hour
+)
+
+// GitHubPollerOptions configures a [GitHubPoller].
+type GitHubPollerOptions struct {
+	// Config is the GitHub configuration of this start ([Config.GitHub]):
+	// token, API URL, poll interval (0: no polling), size caps (0: the
+	// defaults of [DefaultGitHubMaxTarballBytes] and
+	// [DefaultGitHubMaxUnpackedBytes]).
+	Config GitHubConfig
+	// HTTPClient sends the API and download requests; nil means a client
+	// with a 30 s timeout per API request and 5 min per tarball (see
+	// [fetch.GitHubOptions]).
+	HTTPClient *http.Client
+	// Logger receives the poller's lines; nil discards. No line ever holds
+	// the token.
+	Logger *slog.Logger
+}
+
+// GitHubPoller is the actor keeping GitHub sources' cache folders in sync
+// (DESIGN "github poller", reference §4, issue 6). For each GitHub source of
+// the current configuration it asks the REST API which commit the ref points
+// at (GET /repos/{owner}/{repo}/commits/{ref} with If-None-Match), and when
+// that commit is not the cached one it downloads the commit's tarball,
+// extracts it safely into a staging folder and swaps it in as
+// <Config.CacheDir>/<owner>/<repo> (the source's Root minus its subpath).
+//
+// The cache folder of a repository holds, beside <repo>:
+//   - .<repo>.sync.json, the sync metadata (ref, commit SHA, ETag, whether
+//     the ref is pinned, fetch time), written atomically after each swap
+//     and read when a source starts, so a restart with an unchanged commit
+//     downloads nothing;
+//   - transient .download-<repo>~*, .staging-<repo>~* and .trash-<repo>~*
+//     entries during a sync ('~' cannot occur in a repository name, so the
+//     names of two repositories never collide); ones older than an hour,
+//     left by a crash, are removed when the source starts.
+type GitHubPoller struct {
+	in   <-chan *message.Message
+	pub  message.Publisher
+	opts GitHubPollerOptions
+	log  *slog.Logger
+	wake chan struct{} // SyncNow → Run; 1 slot, coalescing
+
+	syncSeq, failSeq atomic.Uint64
+
+	mu sync.Mutex
+	// swapped maps a clone folder to the ConfigSeq of the worker that last
+	// swapped it, so a worker of a newer configuration can tell whether an
+	// older one changed the folder after the hasher's configuration scan.
+	swapped map[string]uint64
+}
+
+// NewGitHubPoller returns a poller reading [events.SourcesConfigured] from
+// configured and publishing [events.SourceSynced] / [events.SourceFailed]
+// through pub. It panics if configured or pub is nil. opts is copied; nil
+// means defaults (which poll nothing useful: Config.CacheDir comes from
+// [LoadConfig]).
+func NewGitHubPoller(configured <-chan *message.Message, pub message.Publisher, opts *GitHubPollerOptions) *GitHubPoller {
+	if configured == nil || pub == nil {
+		panic("actors.NewGitHubPoller: nil inbox or publisher")
+	}
+	p := &GitHubPoller{in: configured, pub: pub, wake: make(chan struct{}, 1), swapped: map[string]uint64{}}
+	if opts != nil {
+		p.opts = *opts
+	}
+	p.log = ensureLogger(p.opts.Logger)
+	return p
+}
+
+// Run runs the poller until ctx is done, then returns nil once every check
+// it started has stopped (a check in flight is cancelled; a half-made
+// staging folder is removed, the cached copy is left as it was).
+//
+// Each sources.configured message is acked at once. The newest
+// configuration (highest Seq) wins: its GitHub sources replace the previous
+// set, whose checks are cancelled, and each new source starts only once the
+// previous set has stopped, so two checks of one repository never overlap.
+// Every source is checked once at once in the background (startup never
+// waits for GitHub: the hasher serves the cached copy meanwhile), then
+// every Config.PollInterval (0, or a Static configuration: never again
+// unless [GitHubPoller.SyncNow] asks). A ref that is a full commit SHA or a
+// tag is pinned: once its commit is cached it is never checked again. A
+// check that finds a new commit publishes one [events.SourceSynced]
+// (Rescan set, Revision the commit SHA); a check that finds nothing new
+// publishes nothing; a failed check keeps the last good copy, logs one
+// line naming the repository and publishes one [events.SourceFailed]. A
+// 403/429 with Retry-After or X-RateLimit-Reset delays the next check of
+// that source until then.
+func (p *GitHubPoller) Run(ctx context.Context) error {
+	runCtx, stopAll := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		stopAll()
+		wg.Wait()
+	}()
+	var (
+		cfgSeq    uint64
+		cancelGen = func() {}
+		prevDone  = closedChan()
+		workers   []*ghWorker
+	)
+	in := p.in
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-p.wake:
+			for _, w := range workers {
+				select {
+				case w.wake <- struct{}{}:
+				default:
+				}
+			}
+		case msg, ok := <-in:
+			if !ok {
+				in = nil // keep polling the current sources until ctx is done
+				continue
+			}
+			var ev events.SourcesConfigured
+			err := events.Handle(p.log, msg, func(m *message.Message) error {
+				var err error
+				ev, err = events.Decode[events.SourcesConfigured](m)
+				return err
+			})
+			if err != nil || ev.Seq <= cfgSeq {
+				continue
+			}
+			cfgSeq = ev.Seq
+			cancelGen()
+			genCtx, cancel := context.WithCancel(runCtx)
+			cancelGen = cancel
+			workers = workers[:0:0]
+			var gen sync.WaitGroup
+			for _, src := range ev.Sources {
+				if src.Kind != events.SourceGitHub {
+					continue
+				}
+				w, err := p.newWorker(ev, src)
+				if err != nil {
+					p.log.Error("GitHub source not synced: "+err.Error(), "source", src.Location)
+					continue
+				}
+				workers = append(workers, w)
+				after := prevDone
+				gen.Go(func() { w.run(genCtx, after) })
+			}
+			done := make(chan struct{})
+			wg.Go(func() {
+				gen.Wait()
+				close(done)
+			})
+			prevDone = done
+		}
+	}
+}
+
+// SyncNow asks for a check of every GitHub source of the current
+// configuration at once (tests, and a future refresh command). It never
+// blocks and is safe for concurrent use. Requests coalesce: one made while
+// a check of a source runs gives one more check after it. A source that
+// is pinned and cached is not checked; a source under a rate limit ignores
+// the request until the limit's reset time (asking earlier would only
+// spend more of the limit). A request made before the first configuration
+// arrives is covered by the first check.
+func (p *GitHubPoller) SyncNow() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// ghSyncMeta is the sync metadata of one cached repository
+// (.<repo>.sync.json beside the clone folder).
+type ghSyncMeta struct {
+	// Ref is the ref as configured ("" for the default branch).
+	Ref string `json:"ref"`
+	// SHA is the commit whose tarball is in the clone folder.
+	SHA string `json:"sha"`
+	// ETag is the ETag of GET .../commits/{Ref}, sent as If-None-Match.
+	ETag string `json:"etag,omitempty"`
+	// Pinned is true when Ref is a tag or a full commit SHA.
+	Pinned bool `json:"pinned,omitempty"`
+	// FetchedAt is when the tarball was swapped in.
+	FetchedAt time.Time `json:"fetched_at"`
+}
+
+// ghWorker checks one GitHub source of one configuration. Only its run
+// goroutine touches its fields after newWorker.
+type ghWorker struct {
+	p        *GitHubPoller
+	log      *slog.Logger
+	src      events.Source
+	cfgSeq   uint64
+	static   bool
+	spec     GitHubSpec
+	name     string // "owner/repo" for log lines and errors
+	ownerDir string
+	clone    string // <ownerDir>/<repo>
+	metaPath string
+	gh       *fetch.GitHub
+	wake     chan struct{}
+
+	meta       ghSyncMeta
+	tagChecked bool
+	pinned     bool
+	done       bool      // pinned and cached: never checked again
+	notBefore  time.Time // rate limit: no check before
+
+	// download progress, written by the Progress callback on run's goroutine
+	downloading bool
+	dlLast      time.Time
+	dlLogged    bool
+}
+
+// newWorker prepares the worker of src, a GitHub source of cfg.
+func (p *GitHubPoller) newWorker(cfg events.SourcesConfigured, src events.Source) (*ghWorker, error) {
+	spec, err := ParseGitHubURL(src.Location)
+	if err != nil {
+		return nil, err
+	}
+	clone := src.Root
+	if spec.Subpath != "" {
+		sub := string(filepath.Separator) + filepath.FromSlash(spec.Subpath)
+		if !strings.HasSuffix(clone, sub) {
+			return nil, fmt.Errorf("GitHub source %s: root %s does not end in its subpath %s", src.Location, src.Root, spec.Subpath)
+		}
+		clone = strings.TrimSuffix(clone, sub)
+	}
+	if clone == "" || filepath.Base(clone) != spec.Repo {
+		return nil, fmt.Errorf("GitHub source %s: root %s is not a clone folder of %s/%s", src.Location, src.Root, spec.Owner, spec.Repo)
+	}
+	w := &ghWorker{
+		p:        p,
+		src:      src,
+		cfgSeq:   cfg.Seq,
+		static:   cfg.Static,
+		spec:     spec,
+		name:     spec.Owner + "/" + spec.Repo,
+		ownerDir: filepath.Dir(clone),
+		clone:    clone,
+		metaPath: filepath.Join(filepath.Dir(clone), "."+spec.Repo+".sync.json"),
+		wake:     make(chan struct{}, 1),
+	}
+	w.log = p.log.With("repo", w.name)
+	c := p.opts.Config
+	w.gh = fetch.NewGitHub(&fetch.GitHubOptions{
+		APIURL: c.APIURL,
+		Token:  c.Token,
+		Fetch: fetch.Options{
+			HTTPClient: p.opts.HTTPClient,
+			MaxBytes:   c.MaxTarballBytes,
+			Progress:   w.progress,
+			Logger:     w.log,
+		},
+	})
+	return w, nil
+}
+
+// run checks the source at once (after the previous configuration's
+// workers, after, have stopped), then whenever the poll interval passes or
+// a SyncNow arrives, until ctx is done.
+func (w *ghWorker) run(ctx context.Context, after <-chan struct{}) {
+	select {
+	case <-after:
+	case <-ctx.Done():
+		return
+	}
+	w.removeStale()
+	w.meta = w.readMeta()
+	// An older configuration's worker may have swapped the folder after
+	// the hasher scanned it for this configuration: have it rescanned.
+	w.p.mu.Lock()
+	seq, ok := w.p.swapped[w.clone]
+	w.p.mu.Unlock()
+	if sha := w.cachedSHA(); ok && seq != w.cfgSeq && sha != "" {
+		w.publishSynced(sha)
+	}
+	for {
+		next := w.check(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if !w.wait(ctx, next) {
+			return
+		}
+	}
+}
+
+// wait blocks until next (never when zero) or a SyncNow the worker heeds;
+// it returns false when ctx is done.
+func (w *ghWorker) wait(ctx context.Context, next time.Time) bool {
+	var timer <-chan time.Time
+	if !next.IsZero() {
+		t := time.NewTimer(time.Until(next))
+		defer t.Stop()
+		timer = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer:
+			return true
+		case <-w.wake:
+			if w.done {
+				continue
+			}
+			if time.Now().Before(w.notBefore) {
+				w.log.Info("GitHub sync request ignored: rate limited", "retry_at", w.notBefore.UTC().Format(time.RFC3339))
+				continue
+			}
+			return true
+		}
+	}
+}
+
+// check runs one check and returns when the next one is due (zero: only on
+// SyncNow, or never when done).
+func (w *ghWorker) check(ctx context.Context) time.Time {
+	err := w.sync(ctx)
+	if ctx.Err() != nil {
+		return time.Time{}
+	}
+	now := time.Now()
+	var next time.Time
+	if !w.done && !w.static && w.p.opts.Config.PollInterval > 0 {
+		next = now.Add(w.p.opts.Config.PollInterval)
+	}
+	if err == nil {
+		return next
+	}
+	var se *fetch.StatusError
+	if errors.As(err, &se) && se.RetryAt.After(now) {
+		w.notBefore = se.RetryAt
+		if !next.IsZero() && se.RetryAt.After(next) {
+			next = se.RetryAt
+		}
+	}
+	retryAt := next
+	if retryAt.IsZero() && w.notBefore.After(now) {
+		retryAt = w.notBefore // when SyncNow is heard again
+	}
+	w.fail(err, se, retryAt, now)
+	return next
+}
+
+// fail logs one line about a failed check and publishes SourceFailed.
+func (w *ghWorker) fail(err error, se *fetch.StatusError, retryAt, now time.Time) {
+	msg := w.scrub(err.Error())
+	if se != nil && (se.Code == http.StatusForbidden || se.Code == http.StatusTooManyRequests) && !se.RetryAt.IsZero() {
+		msg += "; rate limited until " + se.RetryAt.UTC().Format(time.RFC3339)
+		if w.p.opts.Config.Token == "" {
+			msg += " (set GITHUB_TOKEN for a higher limit)"
+		}
+	}
+	// The repo attribute (w.log) names the source; Location is not logged
+	// in case someone wrote credentials into it.
+	attrs := []any{"error", msg}
+	if !retryAt.IsZero() {
+		attrs = append(attrs, "retry_at", retryAt.UTC().Format(time.RFC3339))
+	}
+	if w.meta.SHA != "" {
+		w.log.Warn("GitHub sync of "+w.name+" failed; serving the last good copy", attrs...)
+	} else {
+		w.log.Error("GitHub sync of "+w.name+" failed; nothing cached to serve", attrs...)
+	}
+	ev := events.SourceFailed{
+		Seq: w.p.failSeq.Add(1), ConfigSeq: w.cfgSeq, Source: w.src,
+		Error: msg, RetryAt: retryAt, FailedAt: now,
+	}
+	if err := events.Publish(w.p.pub, ev); err != nil {
+		w.log.Error("publishing source.failed", "error", err)
+	}
+}
+
+// scrub removes the token from s (fetch never puts it in an error; this
+// is the second lock on that door).
+func (w *ghWorker) scrub(s string) string {
+	if tok := w.p.opts.Config.Token; tok != "" {
+		s = strings.ReplaceAll(s, tok, "[REDACTED]")
+	}
+	return s
+}
+
+// sync brings the clone folder to the commit the ref points at and
+// publishes SourceSynced when it changed. Once ctx is done it publishes
+// nothing (a newer configuration's worker announces a swap it missed).
+func (w *ghWorker) sync(ctx context.Context) error {
+	if w.done {
+		return nil
+	}
+	cached := w.cachedSHA()
+	ref := w.spec.Ref
+	var sha, etag string
+	switch {
+	case fetch.IsFullSHA(ref):
+		w.pinned = true
+		sha = strings.ToLower(ref)
+		if sha == cached {
+			w.done = true
+			return nil
+		}
+	case ref != "" && !w.tagChecked:
+		if cached != "" && w.meta.Pinned && w.meta.Ref == ref {
+			// A tag cached by an earlier run: no request at all.
+			w.tagChecked, w.pinned, w.done = true, true, true
+			return nil
+		}
+		isTag, err := w.gh.IsTag(ctx, w.spec.Owner, w.spec.Repo, ref)
+		if err != nil {
+			return fmt.Errorf("checking whether %s of %s is a tag: %w", ref, w.name, err)
+		}
+		w.tagChecked, w.pinned = true, isTag
+	}
+	if sha == "" {
+		var cond string
+		if cached != "" && w.meta.Ref == ref {
+			cond = w.meta.ETag
+		}
+		var notModified bool
+		var err error
+		sha, etag, notModified, err = w.gh.Commit(ctx, w.spec.Owner, w.spec.Repo, ref, cond)
+		if err != nil {
+			return fmt.Errorf("resolving %s of %s: %w", refName(ref), w.name, err)
+		}
+		if notModified || sha == cached {
+			if !notModified && etag != w.meta.ETag {
+				m := w.meta
+				m.Ref, m.ETag, m.Pinned = ref, etag, w.pinned
+				w.writeMeta(m)
+			}
+			w.done = w.pinned
+			return nil
+		}
+	}
+	n, err := w.fetchAndSwap(ctx, sha)
+	if err != nil {
+		return err
+	}
+	w.writeMeta(ghSyncMeta{Ref: ref, SHA: sha, ETag: etag, Pinned: w.pinned, FetchedAt: time.Now().UTC()})
+	w.done = w.pinned
+	w.p.mu.Lock()
+	w.p.swapped[w.clone] = w.cfgSeq
+	w.p.mu.Unlock()
+	w.log.Info("GitHub source synced", "ref", refName(ref), "commit", sha, "files", n)
+	if ctx.Err() == nil {
+		w.publishSynced(sha)
+	}
+	return nil
+}
+
+func refName(ref string) string {
+	if ref == "" {
+		return "the default branch"
+	}
+	return ref
+}
+
+func (w *ghWorker) publishSynced(sha string) {
+	ev := events.SourceSynced{
+		Seq: w.p.syncSeq.Add(1), ConfigSeq: w.cfgSeq, Source: w.src,
+		Revision: sha, Rescan: true, SyncedAt: time.Now(),
+	}
+	if err := events.Publish(w.p.pub, ev); err != nil {
+		w.log.Error("publishing source.synced", "error", err)
+	}
+}
+
+// cachedSHA is the commit in the clone folder, or "" when there is no
+// usable cached copy (no folder, or no metadata for it).
+func (w *ghWorker) cachedSHA() string {
+	if w.meta.SHA == "" {
+		return ""
+	}
+	if fi, err := os.Stat(w.clone); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return w.meta.SHA
+}
+
+// fetchAndSwap downloads the tarball of sha into a temporary file, extracts
+// it into a staging folder and swaps that in as the clone folder. It
+// returns the number of files extracted. On any failure the clone folder
+// is as it was and the temporary entries are gone.
+func (w *ghWorker) fetchAndSwap(ctx context.Context, sha string) (int, error) {
+	if err := os.MkdirAll(w.ownerDir, 0o755); err != nil {
+		return 0, fmt.Errorf("creating cache folder for %s: %w", w.name, err)
+	}
+	tmp, err := os.CreateTemp(w.ownerDir, ".download-"+w.spec.Repo+"~*.tar.gz")
+	if err != nil {
+		return 0, fmt.Errorf("creating download file for %s: %w", w.name, err)
+	}
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
+	w.downloading, w.dlLast, w.dlLogged = true, time.Now(), false
+	size, err := w.gh.Tarball(ctx, w.spec.Owner, w.spec.Repo, sha, tmp)
+	w.downloading = false
+	if err != nil {
+		return 0, fmt.Errorf("downloading the tarball of %s@%s: %w", w.name, sha, err)
+	}
+	if w.dlLogged {
+		w.log.Info(fmt.Sprintf("downloaded %s: %s", w.name, mib(size)))
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("reading the tarball of %s: %w", w.name, err)
+	}
+	staging, err := os.MkdirTemp(w.ownerDir, ".staging-"+w.spec.Repo+"~*")
+	if err != nil {
+		return 0, fmt.Errorf("creating staging folder for %s: %w", w.name, err)
+	}
+	swapped := false
+	defer func() {
+		if !swapped {
+			os.RemoveAll(staging)
+		}
+	}()
+	root, err := os.OpenRoot(staging)
+	if err != nil {
+		return 0, fmt.Errorf("opening staging folder for %s: %w", w.name, err)
+	}
+	maxBytes := w.p.opts.Config.MaxUnpackedBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultGitHubMaxUnpackedBytes
+	}
+	res, err := archive.ExtractTarGz(ghCtxReader{ctx, bufio.NewReaderSize(tmp, 256<<10)}, root,
+		&archive.Options{MaxBytes: maxBytes, MaxEntries: ghMaxEntries, StripTopFolder: true})
+	root.Close()
+	if ctx.Err() != nil {
+		return 0, ctx.Err()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("extracting the tarball of %s@%s: %w", w.name, sha, err)
+	}
+	if sub := w.spec.Subpath; sub != "" {
+		if fi, err := os.Stat(filepath.Join(staging, filepath.FromSlash(sub))); err != nil || !fi.IsDir() {
+			w.log.Warn("GitHub source has no folder " + sub + " at commit " + sha + "; it serves no skills")
+		}
+	}
+	if err := ghSwap(staging, w.clone, filepath.Join(w.ownerDir, fmt.Sprintf(".trash-%s~%d", w.spec.Repo, rand.Int64()))); err != nil {
+		return 0, fmt.Errorf("swapping in %s@%s: %w", w.name, sha, err)
+	}
+	swapped = true
+	return len(res.Files), nil
+}
+
+// ghSwap replaces the folder dst by staging: dst is renamed to trash,
+// staging to dst, and trash removed. If the second rename fails the old
+// dst is put back. A concurrent scan of dst may find it missing for the
+// instant between the renames; the SourceSynced that follows rescans it.
+func ghSwap(staging, dst, trash string) error {
+	hadOld := true
+	if err := os.Rename(dst, trash); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		hadOld = false
+	}
+	if err := os.Rename(staging, dst); err != nil {
+		if hadOld {
+			os.Rename(trash, dst)
+		}
+		return err
+	}
+	if hadOld {
+		os.RemoveAll(trash)
+	}
+	return nil
+}
+
+// ghCtxReader stops an extraction when ctx is done.
+type ghCtxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ghCtxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// progress is the fetch Progress callback: it logs a line for a tarball
+// over ghProgressMin bytes, at most one per ghProgressEvery. It runs on the
+// worker's goroutine (fetch calls it from the goroutine of Tarball).
+func (w *ghWorker) progress(read, total int64) {
+	if !w.downloading || (read <= ghProgressMin && total <= ghProgressMin) {
+		return
+	}
+	now := time.Now()
+	if w.dlLogged && now.Sub(w.dlLast) < ghProgressEvery {
+		return
+	}
+	w.dlLogged, w.dlLast = true, now
+	of := "unknown size"
+	if total >= 0 {
+		of = mib(total)
+	}
+	w.log.Info(fmt.Sprintf("downloading %s: %s of %s", w.name, mib(read), of))
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// readMeta reads the sync metadata; a missing or unreadable file is no
+// metadata (the next check downloads).
+func (w *ghWorker) readMeta() ghSyncMeta {
+	var m ghSyncMeta
+	b, err := os.ReadFile(w.metaPath)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			w.log.Warn("reading GitHub sync metadata; the repository will be downloaded again", "file", w.metaPath, "error", err)
+		}
+		return ghSyncMeta{}
+	}
+	if err := json.Unmarshal(b, &m); err != nil || !fetch.IsFullSHA(m.SHA) {
+		w.log.Warn("GitHub sync metadata is not valid; the repository will be downloaded again", "file", w.metaPath)
+		return ghSyncMeta{}
+	}
+	return m
+}
+
+// writeMeta stores m (temporary file + rename) and keeps it as the
+// worker's metadata even when the write fails (then the next start
+// downloads again).
+func (w *ghWorker) writeMeta(m ghSyncMeta) {
+	w.meta = m
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err == nil {
+		err = ghWriteAtomic(w.metaPath, append(b, '\n'))
+	}
+	if err != nil {
+		w.log.Warn("writing GitHub sync metadata", "file", w.metaPath, "error", err)
+	}
+}
+
+// ghWriteAtomic writes b to name through a temporary file in its folder and
+// a rename, so a reader sees the old or the new content, never a part.
+func ghWriteAtomic(name string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// removeStale removes transient entries of this repository that a crashed
+// run left behind (older than ghStaleAge).
+func (w *ghWorker) removeStale() {
+	for _, kind := range []string{".download-", ".staging-", ".trash-"} {
+		matches, _ := filepath.Glob(filepath.Join(w.ownerDir, kind+w.spec.Repo+"~*"))
+		for _, m := range matches {
+			if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > ghStaleAge {
+				os.RemoveAll(m)
+			}
+		}
+	}
+	if matches, _ := filepath.Glob(w.metaPath + ".tmp*"); len(matches) > 0 {
+		for _, m := range matches {
+			if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > ghStaleAge {
+				os.Remove(m)
+			}
+		}
+	}
+}

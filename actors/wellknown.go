@@ -1,0 +1,708 @@
+package actors
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/skilljack/skilljack-mcp/archive"
+	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/fetch"
+)
+
+// DiscoverySchemaV02 is the $schema of a v0.2.0 discovery index (WKAS-R04).
+const DiscoverySchemaV02 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+
+// WellKnownOptions configures a [WellKnownFetcher].
+type WellKnownOptions struct {
+	// Config is the publisher configuration of this start
+	// ([Config.WellKnown]).
+	Config WellKnownConfig
+	// HTTPClient sends the requests; nil means a client with a 30 s timeout
+	// per request.
+	HTTPClient *http.Client
+	// Backoff is the wait before a retry of a failed request (5xx, network
+	// error), doubled for the next; 0 means 1 s. Tests shorten it.
+	Backoff time.Duration
+	// Logger receives the fetcher's lines; nil discards.
+	Logger *slog.Logger
+}
+
+// WellKnownFetcher is the actor keeping publisher sources' cache folders in
+// sync (DESIGN "well-known fetcher", reference §5, WKAS-R26). For each
+// /.well-known/agent-skills/ source it fetches the index, checks every
+// entry, downloads what changed, verifies each artifact's SHA-256 before
+// anything is written (WKAS-R17), unpacks archives safely
+// ([archive.Extract]), swaps each skill folder in atomically, prunes skills
+// the index dropped, and publishes [events.SourceSynced]. Any failure keeps
+// the last good copy served.
+//
+// Cache layout, per publisher, in filepath.Dir(Source.Root):
+//
+//	index.json        the cached skills: name → type, URL, digest (written last)
+//	.index-meta.json  the index's validators (ETag, Last-Modified) and digest
+//	skills/<name>/    one folder per skill: the hasher's root
+//	.staging/         extraction in progress (never scanned; cleared at start)
+type WellKnownFetcher struct {
+	in   <-chan *message.Message
+	pub  message.Publisher
+	opts WellKnownOptions
+	log  *slog.Logger
+	c    *fetch.Client
+	seq  atomic.Uint64
+
+	mu      sync.Mutex
+	workers []*wkWorker
+}
+
+// NewWellKnownFetcher returns a fetcher reading [events.SourcesConfigured]
+// from configured and publishing [events.SourceSynced] /
+// [events.SourceFailed] through pub. It panics if configured or pub is nil.
+// opts is copied; nil means defaults (and no allowlisted origin).
+func NewWellKnownFetcher(configured <-chan *message.Message, pub message.Publisher, opts *WellKnownOptions) *WellKnownFetcher {
+	if configured == nil || pub == nil {
+		panic("actors.NewWellKnownFetcher: nil inbox or publisher")
+	}
+	f := &WellKnownFetcher{in: configured, pub: pub}
+	if opts != nil {
+		f.opts = *opts
+	}
+	f.log = ensureLogger(f.opts.Logger)
+	cfg := f.opts.Config
+	if cfg.MaxArtifactBytes <= 0 {
+		cfg.MaxArtifactBytes = DefaultMaxArtifactBytes
+	}
+	if cfg.MaxUnpackedBytes <= 0 {
+		cfg.MaxUnpackedBytes = DefaultMaxUnpackedBytes
+	}
+	f.opts.Config = cfg
+	f.c = fetch.New(&fetch.Options{
+		HTTPClient: f.opts.HTTPClient,
+		Allow:      fetch.AllowOrigins("WELL_KNOWN_ALLOWED_ORIGINS", cfg.AllowedOrigins),
+		AllowHTTP:  cfg.AllowHTTP,
+		MaxBytes:   cfg.MaxArtifactBytes,
+		Backoff:    f.opts.Backoff,
+		Logger:     f.log,
+	})
+	return f
+}
+
+// Run consumes configurations until ctx is done or the inbox closes. For
+// every well-known source of the newest configuration it runs one worker:
+// a sync at once, in the background (the hasher already serves the cached
+// copy, so startup never waits for a publisher), then one every
+// PollInterval (none when it is 0 or the configuration is static). Syncs
+// of one source never overlap. A newer configuration stops the workers of
+// the older one. Run returns nil after its workers stopped.
+func (f *WellKnownFetcher) Run(ctx context.Context) error {
+	var (
+		cfgSeq uint64
+		stop   = func() {}
+		wg     sync.WaitGroup
+	)
+	defer func() {
+		stop()
+		wg.Wait()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case msg, ok := <-f.in:
+			if !ok {
+				return nil
+			}
+			var ev events.SourcesConfigured
+			err := events.Handle(f.log, msg, func(m *message.Message) error {
+				var err error
+				ev, err = events.Decode[events.SourcesConfigured](m)
+				return err
+			})
+			if err != nil || ev.Seq <= cfgSeq {
+				continue
+			}
+			cfgSeq = ev.Seq
+			stop()
+			wg.Wait()
+			wctx, cancel := context.WithCancel(ctx)
+			stop = cancel
+			var workers []*wkWorker
+			for _, src := range ev.Sources {
+				if src.Kind != events.SourceWellKnown {
+					continue
+				}
+				spec, err := ParseWellKnownURL(src.Location, f.opts.Config.AllowHTTP)
+				if err != nil {
+					f.log.Warn("publisher source skipped: "+err.Error(), "source", src.Location)
+					continue
+				}
+				w := &wkWorker{f: f, src: src, spec: spec, cfgSeq: ev.Seq, dir: filepath.Dir(src.Root), kick: make(chan struct{}, 1)}
+				workers = append(workers, w)
+				interval := f.opts.Config.PollInterval
+				if ev.Static {
+					interval = 0
+				}
+				wg.Go(func() { w.run(wctx, interval) })
+			}
+			f.mu.Lock()
+			f.workers = workers
+			f.mu.Unlock()
+		}
+	}
+}
+
+// SyncNow asks every publisher worker for a sync at once; a sync already
+// running is followed by one more. It never blocks.
+func (f *WellKnownFetcher) SyncNow() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, w := range f.workers {
+		select {
+		case w.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// wkWorker syncs one publisher source.
+type wkWorker struct {
+	f      *WellKnownFetcher
+	src    events.Source
+	spec   WellKnownSpec
+	cfgSeq uint64
+	dir    string // the publisher's cache folder
+	kick   chan struct{}
+}
+
+func (w *wkWorker) run(ctx context.Context, interval time.Duration) {
+	var tick <-chan time.Time
+	if interval > 0 {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		w.sync(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick:
+		case <-w.kick:
+		}
+	}
+}
+
+// wkMeta is .index-meta.json: what the last fully successful index fetch
+// answered, for the next conditional request (reference §5).
+type wkMeta struct {
+	fetch.Validators
+	// Digest is "sha256:…" of the index body.
+	Digest string `json:"digest"`
+	// URL is the final index URL (after redirects).
+	URL       string    `json:"url"`
+	FetchedAt time.Time `json:"fetchedAt"`
+}
+
+// wkCached is one skill of the cache's index.json: what is on disk in
+// skills/<name>.
+type wkCached struct {
+	Type string `json:"type"`
+	URL  string `json:"url"`
+	// Digest is the artifact's "sha256:…" (v0.2), or for a v0.1 skill the
+	// skill digest of WKAS-R34 over its files.
+	Digest string `json:"digest"`
+}
+
+// wkCacheIndex is the cache's index.json.
+type wkCacheIndex struct {
+	Source    string              `json:"source"`
+	FetchedAt time.Time           `json:"fetchedAt"`
+	Skills    map[string]wkCached `json:"skills"`
+}
+
+// wkEntry is one usable index entry.
+type wkEntry struct {
+	name, typ, url, digest string
+	files                  []string // v0.1 only
+}
+
+// Types of cached skills beyond the v0.2 skill-md and archive.
+const (
+	wkTypeSkillMD = "skill-md"
+	wkTypeArchive = "archive"
+	wkTypeFiles   = "v0.1-files"
+)
+
+var wkNameRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9]|-[a-z0-9]){0,63}$`)
+
+// sync runs one sync of the publisher and publishes its outcome.
+func (w *wkWorker) sync(ctx context.Context) {
+	log := w.f.log.With("source", w.src.Location)
+	res, err := w.syncOnce(ctx, log)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		log.Warn(fmt.Sprintf("publisher sync failed; the last good copy stays served: %v", err))
+		ev := events.SourceFailed{Seq: w.f.seq.Add(1), ConfigSeq: w.cfgSeq, Source: w.src, Error: err.Error(), FailedAt: time.Now()}
+		if iv := w.f.opts.Config.PollInterval; iv > 0 {
+			ev.RetryAt = ev.FailedAt.Add(iv)
+		}
+		if perr := events.Publish(w.f.pub, ev); perr != nil {
+			log.Error("publishing source.failed", "error", perr)
+		}
+		return
+	}
+	if res == nil {
+		return // nothing changed
+	}
+	res.Seq = w.f.seq.Add(1)
+	res.ConfigSeq = w.cfgSeq
+	res.Source = w.src
+	res.SyncedAt = time.Now()
+	log.Info("publisher synced", "synced", res.Synced, "removed", res.Removed, "failed", len(res.Errors))
+	if perr := events.Publish(w.f.pub, *res); perr != nil {
+		log.Error("publishing source.synced", "error", perr)
+	}
+}
+
+// syncOnce fetches the index and brings the cache up to date. It returns
+// nil, nil when nothing on disk changed, and an error when the sync failed
+// as a whole (nothing was changed then).
+func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.SourceSynced, error) {
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating cache folder %s: %w", w.dir, err)
+	}
+	os.RemoveAll(filepath.Join(w.dir, ".staging")) // leftovers of a crash
+	meta := readJSON[wkMeta](filepath.Join(w.dir, ".index-meta.json"))
+	cached := readJSON[wkCacheIndex](filepath.Join(w.dir, "index.json"))
+	if cached.Skills == nil {
+		cached.Skills = map[string]wkCached{}
+	}
+	var cond *fetch.Validators
+	if len(cached.Skills) > 0 && (meta.ETag != "" || meta.LastModified != "") {
+		cond = &meta.Validators
+	}
+
+	legacy := false
+	resp, err := w.f.c.Get(ctx, w.spec.IndexURL, cond)
+	if se := (*fetch.StatusError)(nil); errors.As(err, &se) && se.Code == http.StatusNotFound {
+		// WKAS-R32/R33: a publisher with only the v0.1 layout.
+		lresp, lerr := w.f.c.Get(ctx, w.spec.LegacyIndexURL, cond)
+		if lerr != nil {
+			return nil, fmt.Errorf("fetching index %s: %w (and the v0.1 index: %v)", w.spec.IndexURL, err, lerr)
+		}
+		resp, err, legacy = lresp, nil, true
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fetching index: %w", err)
+	}
+	if resp.NotModified {
+		log.Debug("publisher index not modified", "url", resp.URL.String())
+		return nil, nil
+	}
+	entries, v01, err := parseWellKnownIndex(resp.Body, legacy, log.With("index", resp.URL.String()))
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", resp.URL, err)
+	}
+	if v01 {
+		log.Warn("publisher serves a v0.1 index without digests: its files carry no integrity check (WKAS-R33)", "index", resp.URL.String())
+	}
+
+	skillsDir := filepath.Join(w.dir, "skills")
+	_, statErr := os.Stat(skillsDir)
+	freshRoot := statErr != nil
+	if err := os.MkdirAll(skillsDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating cache folder %s: %w", skillsDir, err)
+	}
+	out := &events.SourceSynced{Revision: resp.Digest, Errors: map[string]string{}}
+	next := wkCacheIndex{Source: resp.URL.String(), FetchedAt: time.Now(), Skills: map[string]wkCached{}}
+	for _, e := range entries {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if e.typ == "" {
+			// An entry skipped by parsing: keep what is cached (last good copy).
+			if c, ok := cached.Skills[e.name]; ok {
+				next.Skills[e.name] = c
+			}
+			continue
+		}
+		old, had := cached.Skills[e.name]
+		if had && e.typ != wkTypeFiles && old.Digest == e.digest && old.Type == e.typ && fileExists(filepath.Join(skillsDir, e.name, "SKILL.md")) {
+			next.Skills[e.name] = old // WKAS-R18: unchanged digest, no download
+			continue
+		}
+		got, err := w.fetchSkill(ctx, resp.URL, e, skillsDir, old.Digest)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			log.Warn(fmt.Sprintf("publisher skill %s not updated; its previous copy (if any) stays served: %v", e.name, err), "skill", e.name)
+			out.Errors[e.name] = err.Error()
+			if had {
+				next.Skills[e.name] = old
+			}
+			continue
+		}
+		next.Skills[e.name] = got
+		if !had || got.Digest != old.Digest || got.Type != old.Type {
+			out.Synced = append(out.Synced, e.name)
+			out.Paths = append(out.Paths, filepath.Join(skillsDir, e.name))
+		}
+	}
+	// Prune the skills the index no longer names (reference §5 step 4), and
+	// any folder the cache index does not know.
+	ents, _ := os.ReadDir(skillsDir)
+	for _, d := range ents {
+		name := d.Name()
+		if _, keep := next.Skills[name]; keep {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(skillsDir, name)); err != nil {
+			log.Warn("cannot prune removed skill", "skill", name, "error", err)
+			continue
+		}
+		out.Removed = append(out.Removed, name)
+		out.Paths = append(out.Paths, filepath.Join(skillsDir, name))
+	}
+	// The cache index last, so a crash leaves the old one (reference §5).
+	if err := writeJSONAtomic(filepath.Join(w.dir, "index.json"), next); err != nil {
+		return nil, err
+	}
+	// Validators only after a complete sync: a skill that failed is tried
+	// again at the next poll instead of being hidden behind a 304.
+	m := wkMeta{Digest: resp.Digest, URL: resp.URL.String(), FetchedAt: next.FetchedAt}
+	if len(out.Errors) == 0 {
+		m.Validators = resp.Validators
+	}
+	if err := writeJSONAtomic(filepath.Join(w.dir, ".index-meta.json"), m); err != nil {
+		log.Warn("cannot write index validators", "error", err)
+	}
+	if len(out.Paths) == 0 && len(out.Errors) == 0 {
+		return nil, nil
+	}
+	slices.Sort(out.Paths)
+	out.Rescan = freshRoot && len(out.Paths) > 0
+	if len(out.Errors) == 0 {
+		out.Errors = nil
+	}
+	return out, nil
+}
+
+// fetchSkill downloads, verifies and swaps in one skill, returning what is
+// now cached. Nothing is written unless every check passed.
+func (w *wkWorker) fetchSkill(ctx context.Context, base *url.URL, e wkEntry, skillsDir, oldDigest string) (wkCached, error) {
+	stageRoot := filepath.Join(w.dir, ".staging")
+	if err := os.MkdirAll(stageRoot, 0o755); err != nil {
+		return wkCached{}, err
+	}
+	stage, err := os.MkdirTemp(stageRoot, e.name+"-")
+	if err != nil {
+		return wkCached{}, err
+	}
+	defer os.RemoveAll(stage)
+	got := wkCached{Type: e.typ}
+
+	switch e.typ {
+	case wkTypeSkillMD, wkTypeArchive:
+		u, err := base.Parse(e.url) // WKAS-R15: against the final index URL
+		if err != nil {
+			return wkCached{}, fmt.Errorf("bad url %q: %w", e.url, err)
+		}
+		got.URL = u.String()
+		resp, err := w.f.c.Get(ctx, got.URL, nil)
+		if err != nil {
+			return wkCached{}, err
+		}
+		if err := fetch.VerifyDigest(resp.Body, e.digest); err != nil {
+			return wkCached{}, fmt.Errorf("%s: %w", got.URL, err) // WKAS-R17: nothing written
+		}
+		got.Digest = e.digest
+		if e.typ == wkTypeSkillMD {
+			if err := os.WriteFile(filepath.Join(stage, "SKILL.md"), resp.Body, 0o644); err != nil {
+				return wkCached{}, err
+			}
+			break
+		}
+		format, err := archive.DetectFormat(resp.ContentType, u.Path)
+		if err != nil {
+			return wkCached{}, fmt.Errorf("%s: %w", got.URL, err)
+		}
+		root, err := os.OpenRoot(stage)
+		if err != nil {
+			return wkCached{}, err
+		}
+		_, err = archive.Extract(format, resp.Body, root, &archive.Options{MaxBytes: w.f.opts.Config.MaxUnpackedBytes, RequireSkillMD: true})
+		root.Close()
+		if err != nil {
+			return wkCached{}, fmt.Errorf("%s: %w", got.URL, err)
+		}
+	case wkTypeFiles:
+		// WKAS-R32: /.well-known/skills/{name}/{path}, relative to the index.
+		var sum bytes.Buffer
+		type fileDigest struct{ path, digest string }
+		var fds []fileDigest
+		for _, p := range e.files {
+			u, err := base.Parse(url.PathEscape(e.name) + "/" + escapePath(p))
+			if err != nil {
+				return wkCached{}, fmt.Errorf("bad file path %q: %w", p, err)
+			}
+			resp, err := w.f.c.Get(ctx, u.String(), nil)
+			if err != nil {
+				return wkCached{}, err
+			}
+			dst := filepath.Join(stage, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return wkCached{}, err
+			}
+			if err := os.WriteFile(dst, resp.Body, 0o644); err != nil {
+				return wkCached{}, err
+			}
+			fds = append(fds, fileDigest{p, strings.TrimPrefix(resp.Digest, "sha256:")})
+		}
+		// The skill digest of WKAS-R34 over the files, for change detection.
+		slices.SortFunc(fds, func(a, b fileDigest) int { return strings.Compare(a.path, b.path) })
+		for _, fd := range fds {
+			sum.WriteString(fd.path + "\x00" + fd.digest + "\n")
+		}
+		got.Digest = fetch.Digest(sum.Bytes())
+		got.URL = base.String()
+		if got.Digest == oldDigest && fileExists(filepath.Join(skillsDir, e.name, "SKILL.md")) {
+			return got, nil // same files: keep the folder as it is
+		}
+	}
+	if err := swapDir(stage, filepath.Join(skillsDir, e.name)); err != nil {
+		return wkCached{}, err
+	}
+	return got, nil
+}
+
+// escapePath escapes each segment of a '/'-separated relative path.
+func escapePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// swapDir replaces dst with the folder src: dst is renamed aside, src
+// renamed into place, the old copy removed. Both are on one file system, so
+// each rename is atomic; if the second fails the old copy is put back.
+func swapDir(src, dst string) error {
+	var trash string
+	if _, err := os.Lstat(dst); err == nil {
+		trash = filepath.Join(filepath.Dir(filepath.Dir(dst)), ".trash-"+filepath.Base(dst)+"-"+randomSuffix())
+		if err := os.Rename(dst, trash); err != nil {
+			return fmt.Errorf("replacing %s: %w", dst, err)
+		}
+	}
+	if err := os.Rename(src, dst); err != nil {
+		if trash != "" {
+			os.Rename(trash, dst)
+		}
+		return fmt.Errorf("replacing %s: %w", dst, err)
+	}
+	if trash != "" {
+		os.RemoveAll(trash)
+	}
+	return nil
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// parseWellKnownIndex validates an index document (WKAS-R03–R12, R26 step
+// 2, R32). It returns the entries in index order — an entry that is
+// skipped but has a usable name is returned with typ "" so the caller can
+// keep its cached copy — and whether it was read as v0.1. Each skipped entry
+// is logged once per sync. Errors: not a JSON object, $schema not a string
+// or unknown (WKAS-R05: warn and do not process), skills missing or not an
+// array.
+func parseWellKnownIndex(body []byte, legacy bool, log *slog.Logger) ([]wkEntry, bool, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(body, &doc); err != nil || doc == nil {
+		return nil, false, fmt.Errorf("not a JSON object: %v", err)
+	}
+	v01 := legacy
+	if raw, ok := doc["$schema"]; ok {
+		var schema string
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			return nil, false, errors.New("$schema is not a string")
+		}
+		if schema != DiscoverySchemaV02 {
+			return nil, false, fmt.Errorf("unknown $schema %q: not processed (WKAS-R05); the last good copy stays served", schema)
+		}
+		v01 = false
+	} else if !legacy {
+		log.Warn("publisher index has no $schema: read as v0.1 (WKAS-R05)")
+		v01 = true
+	}
+	raw, ok := doc["skills"]
+	if !ok {
+		return nil, v01, errors.New("no skills array")
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, v01, errors.New("skills is not an array")
+	}
+	var out []wkEntry
+	seen := map[string]bool{}
+	for i, item := range items {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(item, &m) != nil || m == nil {
+			log.Warn(fmt.Sprintf("index entry %d skipped: not an object", i))
+			continue
+		}
+		str := func(k string) (string, bool) {
+			var s string
+			v, ok := m[k]
+			return s, ok && json.Unmarshal(v, &s) == nil
+		}
+		name, _ := str("name")
+		skip := func(why string) {
+			log.Warn(fmt.Sprintf("index entry %q skipped: %s", name, why), "skill", name)
+			if wkNameRe.MatchString(name) && !seen[name] {
+				seen[name] = true
+				out = append(out, wkEntry{name: name})
+			}
+		}
+		if !wkNameRe.MatchString(name) {
+			skip("name must be 1-64 characters of a-z, 0-9 and single inner hyphens (WKAS-R08)")
+			continue
+		}
+		if seen[name] {
+			log.Warn(fmt.Sprintf("index entry %q skipped: the name appears twice; the first entry wins", name), "skill", name)
+			continue
+		}
+		if desc, ok := str("description"); !ok || strings.TrimSpace(desc) == "" {
+			skip("description is missing or not a string (WKAS-R07)")
+			continue
+		} else if n := len([]rune(desc)); n > 1024 {
+			skip(fmt.Sprintf("description is %d characters, over 1024 (WKAS-R10)", n))
+			continue
+		}
+		if v01 {
+			var files []string
+			if v, ok := m["files"]; !ok || json.Unmarshal(v, &files) != nil {
+				skip("files is missing or not a list of strings (WKAS-R32)")
+				continue
+			}
+			if why := checkV01Files(files); why != "" {
+				skip(why)
+				continue
+			}
+			seen[name] = true
+			out = append(out, wkEntry{name: name, typ: wkTypeFiles, files: files})
+			continue
+		}
+		typ, _ := str("type")
+		u, okURL := str("url")
+		d, okDigest := str("digest")
+		switch {
+		case typ != wkTypeSkillMD && typ != wkTypeArchive:
+			skip(fmt.Sprintf("unknown type %q (WKAS-R09)", typ))
+		case !okURL || u == "":
+			skip("url is missing (WKAS-R07)")
+		case !okDigest || !fetch.ValidDigest(d):
+			skip(fmt.Sprintf("malformed digest %q: want sha256: and 64 lowercase hex digits (WKAS-R12)", d))
+		default:
+			seen[name] = true
+			out = append(out, wkEntry{name: name, typ: typ, url: u, digest: d})
+		}
+	}
+	return out, v01, nil
+}
+
+// checkV01Files applies WKAS-R32 to a v0.1 files list; "" when it is fine.
+func checkV01Files(files []string) string {
+	if len(files) == 0 {
+		return "files is empty (WKAS-R32)"
+	}
+	if !slices.Contains(files, "SKILL.md") {
+		return "files does not list SKILL.md (WKAS-R32)"
+	}
+	seen := map[string]bool{}
+	for _, p := range files {
+		bad := p == "" || strings.HasPrefix(p, "/") || seen[strings.ToLower(p)]
+		for _, r := range p {
+			if r < 0x20 || r > 0x7e || strings.ContainsRune(`\?#[]`, r) {
+				bad = true
+			}
+		}
+		for s := range strings.SplitSeq(p, "/") {
+			if s == ".." || s == "." || s == "" {
+				bad = true
+			}
+		}
+		if bad || path.Clean(p) != p {
+			return fmt.Sprintf("file path %q is not allowed (WKAS-R32)", p)
+		}
+		seen[strings.ToLower(p)] = true
+	}
+	return ""
+}
+
+// readJSON reads a cache file; a missing or broken one gives the zero
+// value (the next sync rewrites it).
+func readJSON[T any](name string) T {
+	var v T
+	if b, err := os.ReadFile(name); err == nil {
+		if json.Unmarshal(b, &v) != nil {
+			var zero T
+			return zero
+		}
+	}
+	return v
+}
+
+// writeJSONAtomic writes v as indented JSON to name through a temporary
+// file and a rename, so a reader never sees half a file.
+func writeJSONAtomic(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return nil
+}
+
+func fileExists(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.Mode().IsRegular()
+}
