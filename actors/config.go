@@ -459,7 +459,7 @@ func remoteConfig(getenv func(string) string, home string, file configFile, log 
 	for _, o := range envList("WELL_KNOWN_ALLOWED_ORIGINS", file.wkOrigins) {
 		spec, err := ParseWellKnownURL(o, true)
 		if err != nil || (spec.PathPrefix != "" && spec.PathPrefix != "/") {
-			log.Warn("WELL_KNOWN_ALLOWED_ORIGINS entry is not an origin (scheme://host[:port]); ignored", "value", o)
+			log.Warn("allowed publisher origin ignored: not an origin (scheme://host[:port]); check WELL_KNOWN_ALLOWED_ORIGINS or wellKnownAllowedOrigins", "value", o)
 			continue
 		}
 		if !slices.Contains(wk.AllowedOrigins, spec.Origin) {

@@ -1,6 +1,7 @@
 package actors_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -291,3 +292,76 @@ func TestLoadConfigHomeAndOverrides(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestLoadConfigRemoteSettings: the remote-source settings of reference
+// §2.2 — env lists replace config lists when non-empty, defaults, 0
+// disables polling, unusable values warn and fall back, the cache layout
+// with and without SKILLJACK_CACHE_DIR, and the token never logged.
+func TestLoadConfigRemoteSettings(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".skilljack"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(home, ".skilljack", "config.json")
+	if err := os.WriteFile(cfgPath, []byte(`{"githubAllowedOrgs":["Acme"],"githubAllowedUsers":["bob"],
+		"wellKnownAllowedOrigins":["https://Example.com:443/","not an origin",7]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func(env map[string]string) (actors.Config, string) {
+		t.Helper()
+		log, buf := captureLogger()
+		cfg, err := actors.LoadConfig(actors.ConfigOptions{Getenv: func(k string) string { return env[k] }, Home: home, Cwd: home, Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg, buf.String()
+	}
+
+	cfg, logs := load(map[string]string{"GITHUB_TOKEN": "ghp_secret"})
+	if diff := cmp.Diff([]string{"acme", "bob"}, cfg.GitHub.AllowedOwners); diff != "" {
+		t.Errorf("owners from the config file (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"https://example.com"}, cfg.WellKnown.AllowedOrigins); diff != "" {
+		t.Errorf("origins from the config file (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(logs, "not an origin") || !strings.Contains(logs, "wellKnownAllowedOrigins[2]") {
+		t.Errorf("want warnings for the unusable origins:\n%s", logs)
+	}
+	wk, gh := cfg.WellKnown, cfg.GitHub
+	if wk.PollInterval != actors.DefaultPollInterval || gh.PollInterval != actors.DefaultPollInterval ||
+		wk.MaxArtifactBytes != 10<<20 || wk.MaxUnpackedBytes != 50<<20 || wk.AllowHTTP ||
+		gh.APIURL != "https://api.github.com" || gh.Token != "ghp_secret" {
+		t.Errorf("defaults: %+v %v", wk, gh)
+	}
+	if wk.CacheDir != filepath.Join(home, ".skilljack", "well-known-cache") || gh.CacheDir != filepath.Join(home, ".skilljack", "github-cache") {
+		t.Errorf("cache folders without SKILLJACK_CACHE_DIR: %s, %s", wk.CacheDir, gh.CacheDir)
+	}
+	if s := fmt.Sprint(gh); strings.Contains(s, "ghp_secret") {
+		t.Errorf("GitHubConfig prints its token: %s", s)
+	}
+
+	cfg, logs = load(map[string]string{
+		"GITHUB_ALLOWED_ORGS": "Other", "WELL_KNOWN_ALLOWED_ORIGINS": "http://localhost:8080", "WELL_KNOWN_ALLOW_HTTP": "yes",
+		"WELL_KNOWN_POLL_INTERVAL_MS": "0", "GITHUB_POLL_INTERVAL_MS": "-5", "WELL_KNOWN_MAX_ARTIFACT_MB": "0",
+		"WELL_KNOWN_MAX_UNPACKED_MB": "3", "GITHUB_API_URL": "https://ghe.example/api/v3/", "SKILLJACK_CACHE_DIR": "~/c",
+	})
+	wk, gh = cfg.WellKnown, cfg.GitHub
+	if diff := cmp.Diff([]string{"other", "bob"}, gh.AllowedOwners); diff != "" {
+		t.Errorf("GITHUB_ALLOWED_ORGS replaces only the orgs list (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"http://localhost:8080"}, wk.AllowedOrigins); diff != "" {
+		t.Errorf("WELL_KNOWN_ALLOWED_ORIGINS replaces the config list (-want +got):\n%s", diff)
+	}
+	if !wk.AllowHTTP || wk.PollInterval != 0 || gh.PollInterval != actors.DefaultPollInterval ||
+		wk.MaxArtifactBytes != 10<<20 || wk.MaxUnpackedBytes != 3<<20 || gh.APIURL != "https://ghe.example/api/v3" {
+		t.Errorf("env values: %+v %v", wk, gh)
+	}
+	for _, v := range []string{"GITHUB_POLL_INTERVAL_MS", "WELL_KNOWN_MAX_ARTIFACT_MB"} {
+		if !strings.Contains(logs, v) {
+			t.Errorf("no warning about %s:\n%s", v, logs)
+		}
+	}
+	if wk.CacheDir != filepath.Join(home, "c", "well-known") || gh.CacheDir != filepath.Join(home, "c") {
+		t.Errorf("cache folders with SKILLJACK_CACHE_DIR: %s, %s", wk.CacheDir, gh.CacheDir)
+	}
+}

@@ -587,35 +587,11 @@ func (w *ghWorker) fetchAndSwap(ctx context.Context, sha string) (int, error) {
 			w.log.Warn("GitHub source has no folder " + sub + " at commit " + sha + "; it serves no skills")
 		}
 	}
-	if err := ghSwap(staging, w.clone, filepath.Join(w.ownerDir, fmt.Sprintf(".trash-%s~%d", w.spec.Repo, rand.Int64()))); err != nil {
+	if err := swapFolder(staging, w.clone, filepath.Join(w.ownerDir, fmt.Sprintf(".trash-%s~%d", w.spec.Repo, rand.Int64()))); err != nil {
 		return 0, fmt.Errorf("swapping in %s@%s: %w", w.name, sha, err)
 	}
 	swapped = true
 	return len(res.Files), nil
-}
-
-// ghSwap replaces the folder dst by staging: dst is renamed to trash,
-// staging to dst, and trash removed. If the second rename fails the old
-// dst is put back. A concurrent scan of dst may find it missing for the
-// instant between the renames; the SourceSynced that follows rescans it.
-func ghSwap(staging, dst, trash string) error {
-	hadOld := true
-	if err := os.Rename(dst, trash); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		hadOld = false
-	}
-	if err := os.Rename(staging, dst); err != nil {
-		if hadOld {
-			os.Rename(trash, dst)
-		}
-		return err
-	}
-	if hadOld {
-		os.RemoveAll(trash)
-	}
-	return nil
 }
 
 // ghCtxReader stops an extraction when ctx is done.
@@ -677,31 +653,11 @@ func (w *ghWorker) writeMeta(m ghSyncMeta) {
 	w.meta = m
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err == nil {
-		err = ghWriteAtomic(w.metaPath, append(b, '\n'))
+		err = writeFileAtomic(w.metaPath, append(b, '\n'))
 	}
 	if err != nil {
 		w.log.Warn("writing GitHub sync metadata", "file", w.metaPath, "error", err)
 	}
-}
-
-// ghWriteAtomic writes b to name through a temporary file in its folder and
-// a rename, so a reader sees the old or the new content, never a part.
-func ghWriteAtomic(name string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 // removeStale removes transient entries of this repository that a crashed

@@ -3,8 +3,11 @@ package actors
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -331,3 +334,48 @@ func parseMB(v string, def int64) (int64, bool) {
 
 // errBlocked marks a remote source refused by an allowlist.
 var errBlocked = errors.New("blocked by the allowlist")
+
+// swapFolder replaces the folder dst by staging: dst is renamed to trash,
+// staging to dst, and trash removed. If the second rename fails the old
+// dst is put back. A concurrent scan of dst may find it missing for the
+// instant between the renames; the SourceSynced that follows rescans it.
+// Both remote fetchers swap through it (a repository, a publisher's skill).
+func swapFolder(staging, dst, trash string) error {
+	hadOld := true
+	if err := os.Rename(dst, trash); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		hadOld = false
+	}
+	if err := os.Rename(staging, dst); err != nil {
+		if hadOld {
+			os.Rename(trash, dst)
+		}
+		return err
+	}
+	if hadOld {
+		os.RemoveAll(trash)
+	}
+	return nil
+}
+
+// writeFileAtomic writes b to name through a temporary file in its folder and
+// a rename, so a reader sees the old or the new content, never a part.
+func writeFileAtomic(name string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

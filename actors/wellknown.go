@@ -3,12 +3,11 @@ package actors
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -490,8 +489,9 @@ func (w *wkWorker) fetchSkill(ctx context.Context, base *url.URL, e wkEntry, ski
 			return got, nil // same files: keep the folder as it is
 		}
 	}
-	if err := swapDir(stage, filepath.Join(skillsDir, e.name)); err != nil {
-		return wkCached{}, err
+	dst := filepath.Join(skillsDir, e.name)
+	if err := swapFolder(stage, dst, filepath.Join(w.dir, fmt.Sprintf(".trash-%s~%d", e.name, rand.Int64()))); err != nil {
+		return wkCached{}, fmt.Errorf("replacing %s: %w", dst, err)
 	}
 	return got, nil
 }
@@ -503,35 +503,6 @@ func escapePath(p string) string {
 		segs[i] = url.PathEscape(s)
 	}
 	return strings.Join(segs, "/")
-}
-
-// swapDir replaces dst with the folder src: dst is renamed aside, src
-// renamed into place, the old copy removed. Both are on one file system, so
-// each rename is atomic; if the second fails the old copy is put back.
-func swapDir(src, dst string) error {
-	var trash string
-	if _, err := os.Lstat(dst); err == nil {
-		trash = filepath.Join(filepath.Dir(filepath.Dir(dst)), ".trash-"+filepath.Base(dst)+"-"+randomSuffix())
-		if err := os.Rename(dst, trash); err != nil {
-			return fmt.Errorf("replacing %s: %w", dst, err)
-		}
-	}
-	if err := os.Rename(src, dst); err != nil {
-		if trash != "" {
-			os.Rename(trash, dst)
-		}
-		return fmt.Errorf("replacing %s: %w", dst, err)
-	}
-	if trash != "" {
-		os.RemoveAll(trash)
-	}
-	return nil
-}
-
-func randomSuffix() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // parseWellKnownIndex validates an index document (WKAS-R03–R12, R26 step
@@ -682,21 +653,10 @@ func readJSON[T any](name string) T {
 // file and a rename, so a reader never sees half a file.
 func writeJSONAtomic(name string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
+	if err == nil {
+		err = writeFileAtomic(name, append(b, '\n'))
+	}
 	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return nil
