@@ -2,8 +2,14 @@ package test
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -136,4 +142,54 @@ func BenchmarkEditToNotification(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "median-ms")
 	b.ReportMetric(float64(lat[(len(lat)*99)/100].Milliseconds()), "p99-ms")
+}
+
+// BenchmarkInitializeWithHangingPublisher measures, per start of the built
+// binary, the time from exec to the initialize result over stdio, with no
+// remote source and with an allowlisted publisher that accepts the
+// connection and never answers (issue 5: startup never waits for a
+// publisher; the reference blocks initialize on its first sync). Compare
+// the two sub-benchmarks' ns/op.
+func BenchmarkInitializeWithHangingPublisher(b *testing.B) {
+	hang := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{testCA()}}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // handshakes cut short by exiting children
+	srv.StartTLS()
+	b.Cleanup(func() { close(hang); srv.Close() })
+	origin := "https://" + srv.Listener.Addr().String()
+	certFile := filepath.Join(b.TempDir(), "ca.pem")
+	if err := os.WriteFile(certFile, testCAPEM(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	lib := filepath.Join(b.TempDir(), "lib")
+	writeFile(b, filepath.Join(lib, "s", "SKILL.md"), skillBody("s", "A local skill."))
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"local-only", []string{lib}},
+		{"hanging-publisher", []string{lib, origin}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(binPath, c.args...)
+				cmd.Env = []string{"HOME=" + b.TempDir(), "SSL_CERT_FILE=" + certFile, "WELL_KNOWN_ALLOWED_ORIGINS=" + origin,
+					"SKILLJACK_CACHE_DIR=" + b.TempDir(), "PATH=" + os.Getenv("PATH")}
+				client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
+				ctx, cancel := context.WithTimeout(b.Context(), 30*time.Second)
+				cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
+				cancel()
+				if err != nil {
+					b.Fatal(err)
+				}
+				cs.Close()
+			}
+		})
+	}
 }

@@ -13,6 +13,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"io"
+	"log"
 	"encoding/pem"
 	"log/slog"
 	"math/big"
@@ -91,6 +93,7 @@ func newPublisher(t *testing.T, host string) *publisher {
 	p := &publisher{t: t, host: host, files: map[string]pubFile{}}
 	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
 	p.srv.TLS = &tls.Config{Certificates: []tls.Certificate{testCA()}}
+	p.srv.Config.ErrorLog = log.New(io.Discard, "", 0) // handshakes cut short by a stopped client
 	p.srv.StartTLS()
 	t.Cleanup(p.srv.Close)
 	return p
