@@ -159,13 +159,8 @@ func (p *GitHubPoller) Run(ctx context.Context) error {
 				in = nil // keep polling the current sources until ctx is done
 				continue
 			}
-			var ev events.SourcesConfigured
-			err := events.Handle(p.log, msg, func(m *message.Message) error {
-				var err error
-				ev, err = events.Decode[events.SourcesConfigured](m)
-				return err
-			})
-			if err != nil || ev.Seq <= cfgSeq {
+			ev, newer := newerConfig(p.log, msg, cfgSeq)
+			if !newer {
 				continue
 			}
 			cfgSeq = ev.Seq

@@ -220,13 +220,8 @@ func (h *Hasher) Run(ctx context.Context) error {
 				in = nil
 				continue
 			}
-			var ev events.SourcesConfigured
-			err := events.Handle(h.log, msg, func(m *message.Message) error {
-				var err error
-				ev, err = events.Decode[events.SourcesConfigured](m)
-				return err
-			})
-			if err != nil || ev.Seq <= cfg.Seq {
+			ev, newer := newerConfig(h.log, msg, cfg.Seq)
+			if !newer {
 				continue
 			}
 			cfg = ev

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path"
@@ -12,6 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/skilljack/skilljack-mcp/events"
 )
 
 // Defaults of the remote sources (reference §2.2).
@@ -378,4 +383,18 @@ func writeFileAtomic(name string, b []byte) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// newerConfig decodes a sources.configured message, acking it once
+// ([events.Handle]), and reports whether it is newer than the configuration
+// of sequence number seq. A message that cannot be decoded is logged and
+// reported as not newer.
+func newerConfig(log *slog.Logger, msg *message.Message, seq uint64) (events.SourcesConfigured, bool) {
+	var ev events.SourcesConfigured
+	err := events.Handle(log, msg, func(m *message.Message) error {
+		var err error
+		ev, err = events.Decode[events.SourcesConfigured](m)
+		return err
+	})
+	return ev, err == nil && ev.Seq > seq
 }

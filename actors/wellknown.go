@@ -129,13 +129,8 @@ func (f *WellKnownFetcher) Run(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			var ev events.SourcesConfigured
-			err := events.Handle(f.log, msg, func(m *message.Message) error {
-				var err error
-				ev, err = events.Decode[events.SourcesConfigured](m)
-				return err
-			})
-			if err != nil || ev.Seq <= cfgSeq {
+			ev, newer := newerConfig(f.log, msg, cfgSeq)
+			if !newer {
 				continue
 			}
 			cfgSeq = ev.Seq

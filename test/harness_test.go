@@ -157,6 +157,29 @@ func startServerNotes(t *testing.T, version, dir string, env []string, n *notes,
 	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
+	client := newTestClient(t, n)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connecting to skilljack-mcp %v: %v\nstderr:\n%s", args, err, stderr.String())
+	}
+	s := &server{t: t, cs: cs, stderr: stderr, notes: n}
+	t.Cleanup(func() { s.close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("negotiated protocol version = %q, want %q", got, version)
+	}
+	if n != nil && version == modernVersion {
+		wait(t, n.acks, "the list_changed listen stream acknowledgement", stderr)
+	}
+	return s
+}
+
+// newTestClient returns a client with the skills methods (skills/list,
+// skills/get, resources/directory/read) that records notifications into n
+// (nil: none), listen acknowledgements included.
+func newTestClient(t *testing.T, n *notes) *mcp.Client {
+	t.Helper()
 	var opts *mcp.ClientOptions
 	if n != nil {
 		opts = &mcp.ClientOptions{
@@ -184,21 +207,7 @@ func startServerNotes(t *testing.T, version, dir string, env []string, n *notes,
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("connecting to skilljack-mcp %v: %v\nstderr:\n%s", args, err, stderr.String())
-	}
-	s := &server{t: t, cs: cs, stderr: stderr, notes: n}
-	t.Cleanup(func() { s.close() })
-	if got := cs.InitializeResult().ProtocolVersion; got != version {
-		t.Fatalf("negotiated protocol version = %q, want %q", got, version)
-	}
-	if n != nil && version == modernVersion {
-		wait(t, n.acks, "the list_changed listen stream acknowledgement", stderr)
-	}
-	return s
+	return client
 }
 
 // offer sends v on ch unless ch is full: a notification handler must never

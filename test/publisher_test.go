@@ -318,23 +318,7 @@ func connectServerTo(t *testing.T, srv *mcp.Server, version string, n *notes, lo
 	if _, err := srv.Connect(context.Background(), stt, nil); err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "in-process", Version: "v0"}, &mcp.ClientOptions{
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { offer(n.resources, struct{}{}) },
-		ResourceUpdatedHandler:     func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { offer(n.updated, r.Params.URI) },
-	})
-	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "notifications/subscriptions/acknowledged" {
-				offer(n.acks, struct{}{})
-			}
-			return next(ctx, method, req)
-		}
-	})
-	for _, m := range []string{"skills/list", "skills/get", "resources/directory/read"} {
-		if err := mcp.AddSendingCustomMethod[*skillsParams, *skillsResult](client, m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	client := newTestClient(t, n)
 	cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
