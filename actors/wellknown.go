@@ -255,7 +255,11 @@ func (w *wkWorker) sync(ctx context.Context) {
 		return
 	}
 	if err != nil {
-		log.Warn(fmt.Sprintf("publisher sync failed; the last good copy stays served: %v", err))
+		if cached := readJSON[wkCacheIndex](filepath.Join(w.dir, "index.json")); len(cached.Skills) > 0 {
+			log.Warn(fmt.Sprintf("publisher sync failed; the last good copy stays served: %v", err))
+		} else {
+			log.Error(fmt.Sprintf("publisher sync failed; nothing cached to serve: %v", err))
+		}
 		ev := events.SourceFailed{Seq: w.f.seq.Add(1), ConfigSeq: w.cfgSeq, Source: w.src, Error: err.Error(), FailedAt: time.Now()}
 		if iv := w.f.opts.Config.PollInterval; iv > 0 {
 			ev.RetryAt = ev.FailedAt.Add(iv)
