@@ -244,11 +244,14 @@ type ghWorker struct {
 	gh       *fetch.GitHub
 	wake     chan struct{}
 
-	meta       ghSyncMeta
-	tagChecked bool
-	pinned     bool
-	done       bool      // pinned and cached: never checked again
-	notBefore  time.Time // rate limit: no check before
+	meta ghSyncMeta
+	// defaultBranch is the repository's default branch when Ref is "",
+	// asked once per worker.
+	defaultBranch string
+	tagChecked    bool
+	pinned        bool
+	done          bool      // pinned and cached: never checked again
+	notBefore     time.Time // rate limit: no check before
 
 	// download progress, written by the Progress callback on run's goroutine
 	downloading bool
@@ -463,8 +466,25 @@ func (w *ghWorker) sync(ctx context.Context) error {
 		}
 		var notModified bool
 		var err error
-		sha, etag, notModified, err = w.gh.Commit(ctx, w.spec.Owner, w.spec.Repo, ref, cond)
+		apiRef := ref
+		if apiRef == "" {
+			// Resolved once per worker, so a poll costs one conditional
+			// request, not two.
+			if w.defaultBranch == "" {
+				b, err := w.gh.DefaultBranch(ctx, w.spec.Owner, w.spec.Repo)
+				if err != nil {
+					return fmt.Errorf("finding the default branch of %s: %w", w.name, err)
+				}
+				w.defaultBranch = b
+			}
+			apiRef = w.defaultBranch
+		}
+		sha, etag, notModified, err = w.gh.Commit(ctx, w.spec.Owner, w.spec.Repo, apiRef, cond)
 		if err != nil {
+			var se *fetch.StatusError
+			if ref == "" && errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusUnprocessableEntity) {
+				w.defaultBranch = "" // renamed? ask again next time
+			}
 			return fmt.Errorf("resolving %s of %s: %w", refName(ref), w.name, err)
 		}
 		if notModified || sha == cached {

@@ -142,7 +142,7 @@ func (g *GitHub) Commit(ctx context.Context, owner, repo, ref, etag string) (sha
 		return "", "", false, err
 	}
 	if ref == "" {
-		ref, err = g.defaultBranch(ctx, owner, repo)
+		ref, err = g.DefaultBranch(ctx, owner, repo)
 		if err != nil {
 			return "", "", false, err
 		}
@@ -173,8 +173,10 @@ func (g *GitHub) Commit(ctx context.Context, owner, repo, ref, etag string) (sha
 	return strings.ToLower(body.SHA), resp.Validators.ETag, false, nil
 }
 
-// defaultBranch asks GET /repos/{owner}/{repo} for default_branch.
-func (g *GitHub) defaultBranch(ctx context.Context, owner, repo string) (string, error) {
+// DefaultBranch asks GET /repos/{owner}/{repo} for the repository's
+// default_branch (one unconditional request; callers keep the answer so a
+// poll costs only the conditional commit request). Errors as [GitHub.Commit].
+func (g *GitHub) DefaultBranch(ctx context.Context, owner, repo string) (string, error) {
 	resp, err := g.c.Get(ctx, g.repoURL(owner, repo), nil)
 	if err != nil {
 		return "", g.explain(err, owner, repo)

@@ -482,6 +482,16 @@ func TestGitHubSync(t *testing.T) {
 	etag := `"` + sha1 + `"`
 	st.pipe.GitHub.SyncNow()
 	waitFor(t, "a commits request with If-None-Match", func() bool { return gh.count("/repos/acme/skills/commits/", etag) == 1 }, st.logs)
+	// The default branch is asked once: a poll costs one request.
+	repoCalls := 0
+	for _, r := range gh.requests() {
+		if r.Path == "/repos/acme/skills" {
+			repoCalls++
+		}
+	}
+	if repoCalls != 1 {
+		t.Errorf("GET /repos/acme/skills made %d times, want 1 (the default branch is kept)", repoCalls)
+	}
 
 	// A new commit: alpha changed, beta removed. The next event is its
 	// sync (the 304 check published nothing).
