@@ -524,6 +524,9 @@ func validate(ctx context.Context, cfg actors.Config, out io.Writer, log *slog.L
 		}
 	}
 	if given == 0 {
+		if cfg.ActiveSource != "none" {
+			return errors.New("validate: no usable source: every source given was skipped (see the warnings above)")
+		}
 		return errors.New("validate: no skill folder given (pass one or more, or set SKILLS_DIR)")
 	}
 	cat, err := actors.Validate(ctx, cfg, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log})
@@ -546,7 +549,7 @@ func validate(ctx context.Context, cfg actors.Config, out io.Writer, log *slog.L
 			skipped++
 		}
 	}
-	fmt.Fprintf(out, "%d skills served, %d findings, %d skipped\n", len(cat.Skills), len(cat.Diagnostics), skipped)
+	fmt.Fprintf(out, "%s served, %s, %d skipped\n", plural(len(cat.Skills), "skill"), plural(len(cat.Diagnostics), "finding"), skipped)
 	switch {
 	case len(missing) > 0:
 		return fmt.Errorf("validate: not a skill folder: %s", strings.Join(missing, ", "))
@@ -554,6 +557,14 @@ func validate(ctx context.Context, cfg actors.Config, out io.Writer, log *slog.L
 		return fmt.Errorf("%d skill(s) skipped", skipped)
 	}
 	return nil
+}
+
+// plural writes n and word, with an "s" unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // buildVersion returns the release version, with the VCS revision appended

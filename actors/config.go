@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -347,12 +348,13 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 	var out []events.Source
 	seen := map[string]bool{}
 	prefixes := map[string]bool{}
+	githubSeen := map[string]string{} // repository key → first source
 	for _, e := range entries {
 		src := events.Source{Location: e}
 		lower := strings.ToLower(e)
 		var key string
 		switch {
-		case strings.Contains(lower, "github.com"):
+		case isGitHubSource(e):
 			spec, err := ParseGitHubURL(e)
 			if err != nil {
 				log.Warn("GitHub source skipped: "+err.Error(), "source", e)
@@ -371,6 +373,15 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 			src.Prefix = sanitizeSegment(spec.Prefix())
 			src.Root = filepath.Join(cfg.GitHub.CacheDir, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))
 			key = "github\x00" + spec.Key()
+			if first, dup := githubSeen[key]; dup {
+				log.Warn(fmt.Sprintf("GitHub source %s skipped: repository %s/%s is already the source %s (one source per repository: list a common parent folder as the subpath instead)",
+					e, spec.Owner, spec.Repo, first), "source", e)
+				continue
+			}
+			githubSeen[key] = e
+		case schemeRe.MatchString(lower) && !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://"):
+			log.Warn(fmt.Sprintf("source skipped: unsupported scheme in %s: a source is a folder, a GitHub repository or an https:// publisher", e), "source", e)
+			continue
 		case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
 			spec, err := ParseWellKnownURL(e, cfg.WellKnown.AllowHTTP)
 			if err != nil {
@@ -421,6 +432,19 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 	})
 }
 
+// schemeRe matches an entry that starts with a URL scheme ("ftp://").
+var schemeRe = regexp.MustCompile(`^[a-z][a-z0-9+.-]*://`)
+
+// isGitHubSource reports whether the entry e names a GitHub repository:
+// its host is exactly github.com (with or without a scheme, "www." or
+// "git@"), so a folder path that merely contains "github.com"
+// (~/go/src/github.com/acme/skills) stays a local folder, and a host like
+// skills.github.com is a publisher.
+func isGitHubSource(e string) bool {
+	_, ok := cutGitHubHost(strings.TrimSpace(e))
+	return ok
+}
+
 // remoteConfig reads the remote-source settings from the environment and
 // the config file (reference §2.2), warning once about each unusable value.
 func remoteConfig(getenv func(string) string, home string, file configFile, log *slog.Logger) (WellKnownConfig, GitHubConfig) {
@@ -434,6 +458,10 @@ func remoteConfig(getenv func(string) string, home string, file configFile, log 
 		d, ok := parseMS(getenv(name), DefaultPollInterval)
 		if !ok {
 			log.Warn(name+" is not a non-negative number of milliseconds; using the default", "value", getenv(name), "default_ms", DefaultPollInterval.Milliseconds())
+		}
+		if d > 0 && d < MinPollInterval {
+			log.Warn(fmt.Sprintf("%s is below the minimum of %d ms (it is in milliseconds); using the minimum", name, MinPollInterval.Milliseconds()), "value", getenv(name))
+			d = MinPollInterval
 		}
 		return d
 	}

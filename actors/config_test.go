@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -132,6 +133,21 @@ func TestLoadConfig(t *testing.T) {
 					Root: filepath.Join(base, "cache", "well-known", "example.com_docs", "skills"), Prefix: "example.com/docs"},
 				bundledSource(),
 			}, ActiveSource: "cli"},
+			// The same repository twice (another ref or subpath) would share one
+			// cache folder: the first wins, the second is named in a warning.
+			wantLog: []string{"github.com/acme/skills skipped: repository acme/skills is already the source"},
+		},
+		{
+			name: "a folder path containing github.com is local; other hosts with github.com are publishers; other schemes are refused",
+			args: []string{filepath.Join(base, "go", "src", "github.com", "acme", "skills"), "https://skills.github.com", "ftp://x"},
+			env:  map[string]string{"WELL_KNOWN_ALLOWED_ORIGINS": "https://skills.github.com", "SKILLJACK_CACHE_DIR": filepath.Join(base, "cache")},
+			want: actors.Config{Sources: []events.Source{
+				local("0", filepath.Join(base, "go", "src", "github.com", "acme", "skills"), "skills"),
+				{ID: "1", Kind: events.SourceWellKnown, Location: "https://skills.github.com",
+					Root: filepath.Join(base, "cache", "well-known", "skills.github.com", "skills"), Prefix: "skills.github.com"},
+				bundledSource(),
+			}, ActiveSource: "cli"},
+			wantLog: []string{"unsupported scheme in ftp://x"},
 		},
 		{
 			name:       "static: config staticMode",
@@ -363,5 +379,15 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 	}
 	if wk.CacheDir != filepath.Join(home, "c", "well-known") || gh.CacheDir != filepath.Join(home, "c") {
 		t.Errorf("cache folders with SKILLJACK_CACHE_DIR: %s, %s", wk.CacheDir, gh.CacheDir)
+	}
+
+	// A non-zero interval below the minimum (a value meant as seconds) is
+	// raised to it, with a warning.
+	cfg, logs = load(map[string]string{"WELL_KNOWN_POLL_INTERVAL_MS": "300", "GITHUB_POLL_INTERVAL_MS": "10001"})
+	if cfg.WellKnown.PollInterval != actors.MinPollInterval || cfg.GitHub.PollInterval != 10001*time.Millisecond {
+		t.Errorf("intervals = %v, %v; want the minimum and 10.001 s", cfg.WellKnown.PollInterval, cfg.GitHub.PollInterval)
+	}
+	if !strings.Contains(logs, "WELL_KNOWN_POLL_INTERVAL_MS is below the minimum") || strings.Contains(logs, "GITHUB_POLL_INTERVAL_MS is below") {
+		t.Errorf("want one warning, about WELL_KNOWN_POLL_INTERVAL_MS:\n%s", logs)
 	}
 }

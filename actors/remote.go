@@ -24,6 +24,11 @@ const (
 	// DefaultPollInterval is how often a remote source is checked when
 	// GITHUB_POLL_INTERVAL_MS / WELL_KNOWN_POLL_INTERVAL_MS are unset: 5 min.
 	DefaultPollInterval = 300_000 * time.Millisecond
+	// MinPollInterval is the shortest poll interval LoadConfig accepts (a
+	// smaller non-zero value is raised to it with a warning): 10 s, so that
+	// a value meant as seconds cannot hammer a publisher or spend a GitHub
+	// rate limit.
+	MinPollInterval = 10 * time.Second
 	// DefaultMaxArtifactBytes caps a publisher's index and each artifact
 	// (WELL_KNOWN_MAX_ARTIFACT_MB, default 10 MiB).
 	DefaultMaxArtifactBytes = 10 << 20

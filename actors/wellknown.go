@@ -211,7 +211,9 @@ type wkMeta struct {
 	// Digest is "sha256:…" of the index body.
 	Digest string `json:"digest"`
 	// URL is the final index URL (after redirects).
-	URL       string    `json:"url"`
+	URL string `json:"url"`
+	// Legacy is true when the index is the v0.1 one.
+	Legacy    bool      `json:"legacy,omitempty"`
 	FetchedAt time.Time `json:"fetchedAt"`
 }
 
@@ -276,7 +278,11 @@ func (w *wkWorker) sync(ctx context.Context) {
 	res.ConfigSeq = w.cfgSeq
 	res.Source = w.src
 	res.SyncedAt = time.Now()
-	log.Info("publisher synced", "synced", res.Synced, "removed", res.Removed, "failed", len(res.Errors))
+	level := slog.LevelInfo
+	if len(res.Paths) == 0 {
+		level = slog.LevelDebug // only failures, each already logged
+	}
+	log.Log(ctx, level, "publisher synced", "synced", res.Synced, "removed", res.Removed, "failed", len(res.Errors))
 	if perr := events.Publish(w.f.pub, *res); perr != nil {
 		log.Error("publishing source.synced", "error", perr)
 	}
@@ -295,16 +301,22 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 	if cached.Skills == nil {
 		cached.Skills = map[string]wkCached{}
 	}
-	var cond *fetch.Validators
+	// The validators go only to the index they came from: a v0.1 index's
+	// ETag must not hide a v0.2 index published since.
+	var cond, legacyCond *fetch.Validators
 	if len(cached.Skills) > 0 && (meta.ETag != "" || meta.LastModified != "") {
-		cond = &meta.Validators
+		if meta.Legacy {
+			legacyCond = &meta.Validators
+		} else {
+			cond = &meta.Validators
+		}
 	}
 
 	legacy := false
 	resp, err := w.f.c.Get(ctx, w.spec.IndexURL, cond)
 	if se := (*fetch.StatusError)(nil); errors.As(err, &se) && se.Code == http.StatusNotFound {
 		// WKAS-R32/R33: a publisher with only the v0.1 layout.
-		lresp, lerr := w.f.c.Get(ctx, w.spec.LegacyIndexURL, cond)
+		lresp, lerr := w.f.c.Get(ctx, w.spec.LegacyIndexURL, legacyCond)
 		if lerr != nil {
 			return nil, fmt.Errorf("fetching index %s: %w (and the v0.1 index: %v)", w.spec.IndexURL, err, lerr)
 		}
@@ -388,7 +400,7 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 	}
 	// Validators only after a complete sync: a skill that failed is tried
 	// again at the next poll instead of being hidden behind a 304.
-	m := wkMeta{Digest: resp.Digest, URL: resp.URL.String(), FetchedAt: next.FetchedAt}
+	m := wkMeta{Digest: resp.Digest, URL: resp.URL.String(), FetchedAt: next.FetchedAt, Legacy: legacy}
 	if len(out.Errors) == 0 {
 		m.Validators = resp.Validators
 	}
@@ -523,7 +535,7 @@ func parseWellKnownIndex(body []byte, legacy bool, log *slog.Logger) ([]wkEntry,
 			return nil, false, errors.New("$schema is not a string")
 		}
 		if schema != DiscoverySchemaV02 {
-			return nil, false, fmt.Errorf("unknown $schema %q: not processed (WKAS-R05); the last good copy stays served", schema)
+			return nil, false, fmt.Errorf("unknown $schema %q: not processed (WKAS-R05)", schema)
 		}
 		v01 = false
 	} else if !legacy {
