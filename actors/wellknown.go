@@ -295,7 +295,14 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating cache folder %s: %w", w.dir, err)
 	}
-	os.RemoveAll(filepath.Join(w.dir, ".staging")) // leftovers of a crash
+	// Leftovers of a crash: syncs of one publisher never overlap, so any
+	// staging or trash folder is an earlier run's.
+	os.RemoveAll(filepath.Join(w.dir, ".staging"))
+	if trash, _ := filepath.Glob(filepath.Join(w.dir, ".trash-*")); len(trash) > 0 {
+		for _, t := range trash {
+			os.RemoveAll(t)
+		}
+	}
 	meta := readJSON[wkMeta](filepath.Join(w.dir, ".index-meta.json"))
 	cached := readJSON[wkCacheIndex](filepath.Join(w.dir, "index.json"))
 	if cached.Skills == nil {
