@@ -295,12 +295,13 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating cache folder %s: %w", w.dir, err)
 	}
-	// Leftovers of a crash: syncs of one publisher never overlap, so any
-	// staging or trash folder is an earlier run's.
-	os.RemoveAll(filepath.Join(w.dir, ".staging"))
-	if trash, _ := filepath.Glob(filepath.Join(w.dir, ".trash-*")); len(trash) > 0 {
-		for _, t := range trash {
-			os.RemoveAll(t)
+	// Leftovers of a crash, once they are old enough that no other
+	// process sharing the cache can still be using them.
+	stale, _ := filepath.Glob(filepath.Join(w.dir, ".staging", "*"))
+	trash, _ := filepath.Glob(filepath.Join(w.dir, ".trash-*"))
+	for _, p := range append(stale, trash...) {
+		if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) > ghStaleAge {
+			os.RemoveAll(p)
 		}
 	}
 	meta := readJSON[wkMeta](filepath.Join(w.dir, ".index-meta.json"))
