@@ -38,10 +38,6 @@ const (
 	// package's default (10,000, sized for one skill) would refuse
 	// ordinary monorepos; the unpacked byte cap stays the real bound.
 	ghMaxEntries = 200_000
-	// ghStaleAge is how old a leftover staging folder, download or trash
-	// folder must be before a poller removes it: another skilljack process
-	// sharing the cache may be using a younger one.
-	ghStaleAge = time.Hour
 )
 
 // GitHubPollerOptions configures a [GitHubPoller].
@@ -676,19 +672,19 @@ func (w *ghWorker) writeMeta(m ghSyncMeta) {
 }
 
 // removeStale removes transient entries of this repository that a crashed
-// run left behind (older than ghStaleAge).
+// run left behind (older than staleAge).
 func (w *ghWorker) removeStale() {
 	for _, kind := range []string{".download-", ".staging-", ".trash-"} {
 		matches, _ := filepath.Glob(filepath.Join(w.ownerDir, kind+w.spec.Repo+"~*"))
 		for _, m := range matches {
-			if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > ghStaleAge {
+			if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > staleAge {
 				os.RemoveAll(m)
 			}
 		}
 	}
 	if matches, _ := filepath.Glob(w.metaPath + ".tmp*"); len(matches) > 0 {
 		for _, m := range matches {
-			if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > ghStaleAge {
+			if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > staleAge {
 				os.Remove(m)
 			}
 		}

@@ -45,6 +45,11 @@ const (
 	DefaultGitHubAPIURL = "https://api.github.com"
 )
 
+// staleAge is how old a leftover staging folder, download or trash folder
+// of a remote fetcher must be before it is removed: another skilljack
+// process sharing the cache may be using a younger one.
+const staleAge = time.Hour
+
 // WellKnownConfig is the configuration of the /.well-known/agent-skills/
 // publisher sources (reference §2.2, §5).
 type WellKnownConfig struct {

@@ -300,7 +300,7 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 	stale, _ := filepath.Glob(filepath.Join(w.dir, ".staging", "*"))
 	trash, _ := filepath.Glob(filepath.Join(w.dir, ".trash-*"))
 	for _, p := range append(stale, trash...) {
-		if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) > ghStaleAge {
+		if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) > staleAge {
 			os.RemoveAll(p)
 		}
 	}
