@@ -130,7 +130,7 @@ func TestLoadConfig(t *testing.T) {
 				{ID: "0", Kind: events.SourceGitHub, Location: "https://github.com/Acme/skills/tree/main/team@v2",
 					Root: filepath.Join(base, "cache", "Acme", "skills", "team"), Prefix: "Acme-skills"},
 				{ID: "1", Kind: events.SourceWellKnown, Location: "https://Example.com:443/docs/.well-known/agent-skills/index.json",
-					Root: filepath.Join(base, "cache", "well-known", "example.com_docs", "skills"), Prefix: "example.com/docs"},
+					Root: filepath.Join(base, "cache", "well-known", wkKey(t, "https://example.com/docs"), "skills"), Prefix: "example.com/docs"},
 				bundledSource(),
 			}, ActiveSource: "cli"},
 			// The same repository twice (another ref or subpath) would share one
@@ -390,4 +390,14 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 	if !strings.Contains(logs, "WELL_KNOWN_POLL_INTERVAL_MS is below the minimum") || strings.Contains(logs, "GITHUB_POLL_INTERVAL_MS is below") {
 		t.Errorf("want one warning, about WELL_KNOWN_POLL_INTERVAL_MS:\n%s", logs)
 	}
+}
+
+// wkKey is the cache key of the publisher URL u.
+func wkKey(t *testing.T, u string) string {
+	t.Helper()
+	sp, err := actors.ParseWellKnownURL(u, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp.Key
 }

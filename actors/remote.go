@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -117,7 +119,9 @@ type WellKnownSpec struct {
 	// the v0.1 layout tried when the publisher has no v0.2 index (WKAS-R32).
 	LegacyIndexURL string
 	// Key names the publisher's cache folder: slug(host incl. port), plus
-	// "_" + slug(PathPrefix) when there is one.
+	// "_" + slug(PathPrefix) when there is one, plus "-" and 8 hex digits of
+	// SHA-256(Origin + PathPrefix) unless the source is a plain https origin
+	// (slugs fold case and punctuation; the hash keeps folders apart).
 	Key string
 	// Prefix is the skill path prefix: slug(host), plus "/" + slug(PathPrefix).
 	Prefix string
@@ -181,6 +185,14 @@ func ParseWellKnownURL(raw string, allowHTTP bool) (WellKnownSpec, error) {
 	if ps := slug(pathUnescape(p)); ps != "" {
 		spec.Key += "_" + ps
 		spec.Prefix += "/" + ps
+	}
+	// Slugs fold case and punctuation (/a/b and /a-b, /Team and /team) and
+	// drop the scheme: the cache folder of anything but a plain https
+	// origin gets a short hash of the exact origin and path, so two
+	// publishers never share one.
+	if p != "" || scheme != "https" {
+		sum := sha256.Sum256([]byte(origin + p))
+		spec.Key += "-" + hex.EncodeToString(sum[:4])
 	}
 	return spec, nil
 }

@@ -1,6 +1,8 @@
 package actors_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 
@@ -112,8 +114,26 @@ func TestGitHubSpecKeyPrefix(t *testing.T) {
 // the path before it kept, default ports dropped, https only unless
 // allowHTTP; Key and Prefix from the host (with port) and path.
 func TestParseWellKnownURL(t *testing.T) {
+	// Publishers whose slugs fold together never share a cache folder.
+	keys := map[string]string{}
+	for _, u := range []string{"https://h.test/a/b", "https://h.test/a-b", "https://h.test/Team", "https://h.test/team", "https://h.test", "http://h.test"} {
+		sp, err := actors.ParseWellKnownURL(u, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other, dup := keys[sp.Key]; dup {
+			t.Errorf("%s and %s share the cache key %s", u, other, sp.Key)
+		}
+		keys[sp.Key] = u
+	}
+
 	type spec = actors.WellKnownSpec
+	// A key ending in "#" gets the hash suffix of the exact origin and path.
 	root := func(origin, prefix, key, pfx string) spec {
+		if k, ok := strings.CutSuffix(key, "#"); ok {
+			sum := sha256.Sum256([]byte(origin + prefix))
+			key = k + "-" + hex.EncodeToString(sum[:4])
+		}
 		return spec{
 			Origin: origin, PathPrefix: prefix,
 			IndexURL:       origin + prefix + "/.well-known/agent-skills/index.json",
@@ -122,7 +142,7 @@ func TestParseWellKnownURL(t *testing.T) {
 		}
 	}
 	example := root("https://example.com", "", "example.com", "example.com")
-	docs := root("https://example.com", "/docs", "example.com_docs", "example.com/docs")
+	docs := root("https://example.com", "/docs", "example.com_docs#", "example.com/docs")
 	tests := []struct {
 		name      string
 		in        string
@@ -147,13 +167,13 @@ func TestParseWellKnownURL(t *testing.T) {
 		{name: "path prefix slashes", in: "https://example.com/docs///", want: docs},
 		{name: "path prefix with index", in: "https://example.com/docs/.well-known/agent-skills/index.json", want: docs},
 		{name: "path prefix with legacy index", in: "https://example.com/docs/.well-known/skills/index.json", want: docs},
-		{name: "nested path prefix", in: "https://example.com/a/b/", want: root("https://example.com", "/a/b", "example.com_a-b", "example.com/a-b")},
+		{name: "nested path prefix", in: "https://example.com/a/b/", want: root("https://example.com", "/a/b", "example.com_a-b#", "example.com/a-b")},
 		{name: "port kept", in: "https://localhost:8443", want: root("https://localhost:8443", "", "localhost-8443", "localhost-8443")},
 		{name: "http allowed", in: "http://example.com/docs", allowHTTP: true, want: func() spec {
-			s := root("http://example.com", "/docs", "example.com_docs", "example.com/docs")
+			s := root("http://example.com", "/docs", "example.com_docs#", "example.com/docs")
 			return s
 		}()},
-		{name: "http default port dropped", in: "http://example.com:80", allowHTTP: true, want: root("http://example.com", "", "example.com", "example.com")},
+		{name: "http default port dropped", in: "http://example.com:80", allowHTTP: true, want: root("http://example.com", "", "example.com#", "example.com")},
 		{name: "port 80 on https kept", in: "https://example.com:80", want: root("https://example.com:80", "", "example.com-80", "example.com-80")},
 
 		{name: "http refused", in: "http://example.com", wantErr: "WELL_KNOWN_ALLOW_HTTP=1"},

@@ -279,7 +279,10 @@ func (r *watchRun) configure(cfg events.SourcesConfigured) {
 	r.cfgSeq = cfg.Seq
 	keep := map[rootKey]bool{}
 	for _, src := range cfg.Sources {
-		if src.Kind != events.SourceLocal || src.Root == "" {
+		// Remote sources' cache folders are watched too: another process
+		// sharing the cache, or a person, may change them (our own swaps
+		// give a redundant, cheap rescan).
+		if src.Kind == events.SourceBundled || src.Root == "" {
 			continue
 		}
 		root, err := filepath.Abs(src.Root)
