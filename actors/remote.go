@@ -420,3 +420,29 @@ func newerConfig(log *slog.Logger, msg *message.Message, seq uint64) (events.Sou
 	})
 	return ev, err == nil && ev.Seq > seq
 }
+
+// treeStamp summarises the folder dir as it is on disk: SHA-256 over every
+// entry's '/'-separated path, type, size and modification time (ns), in
+// walk order, links not followed. Cheap (no file is read); it changes when
+// anything below dir is written, added, removed or renamed, so the remote
+// fetchers can tell their cached copy from one changed by someone else.
+// Errors: dir missing or unreadable.
+func treeStamp(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%d\n", filepath.ToSlash(rel), fi.Mode().Type(), fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -225,6 +226,10 @@ type wkCached struct {
 	// Digest is the artifact's "sha256:…" (v0.2), or for a v0.1 skill the
 	// skill digest of WKAS-R34 over its files.
 	Digest string `json:"digest"`
+	// Stamp is [treeStamp] of the folder as the sync left it.
+	Stamp string `json:"stamp,omitempty"`
+	// Files is a v0.1 skill's files list.
+	Files []string `json:"files,omitempty"`
 }
 
 // wkCacheIndex is the cache's index.json.
@@ -252,7 +257,7 @@ var wkNameRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9]|-[a-z0-9]){0,63}$`)
 // sync runs one sync of the publisher and publishes its outcome.
 func (w *wkWorker) sync(ctx context.Context) {
 	log := w.f.log.With("source", w.src.Location)
-	res, err := w.syncOnce(ctx, log)
+	res, err := w.syncOnce(ctx, log, func(part *events.SourceSynced) { w.publishSynced(ctx, log, part) })
 	if ctx.Err() != nil {
 		return
 	}
@@ -271,9 +276,13 @@ func (w *wkWorker) sync(ctx context.Context) {
 		}
 		return
 	}
-	if res == nil {
-		return // nothing changed
+	if res != nil {
+		w.publishSynced(ctx, log, res)
 	}
+}
+
+// publishSynced publishes one SourceSynced of this worker's source.
+func (w *wkWorker) publishSynced(ctx context.Context, log *slog.Logger, res *events.SourceSynced) {
 	res.Seq = w.f.seq.Add(1)
 	res.ConfigSeq = w.cfgSeq
 	res.Source = w.src
@@ -288,10 +297,28 @@ func (w *wkWorker) sync(ctx context.Context) {
 	}
 }
 
+// wkCheckpoint is how often a long sync saves its progress (the cache
+// index) and announces the skills swapped in so far, so an interrupted
+// first sync of a large index resumes instead of starting over and clients
+// see skills as they arrive.
+const wkCheckpoint = 2 * time.Second
+
+// intact reports whether the cached folder of skill name still is what
+// the sync wrote: its tree stamp (paths, sizes, mtimes) is unchanged. A
+// folder changed by hand or by anything else is downloaded again.
+func (w *wkWorker) intact(skillsDir, name string, c wkCached) bool {
+	dir := filepath.Join(skillsDir, name)
+	if c.Stamp == "" {
+		return fileExists(filepath.Join(dir, "SKILL.md"))
+	}
+	st, err := treeStamp(dir)
+	return err == nil && st == c.Stamp
+}
+
 // syncOnce fetches the index and brings the cache up to date. It returns
 // nil, nil when nothing on disk changed, and an error when the sync failed
 // as a whole (nothing was changed then).
-func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.SourceSynced, error) {
+func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*events.SourceSynced)) (*events.SourceSynced, error) {
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating cache folder %s: %w", w.dir, err)
 	}
@@ -333,16 +360,26 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 	if err != nil {
 		return nil, fmt.Errorf("fetching index: %w", err)
 	}
+	var entries []wkEntry
+	revision, validators := resp.Digest, resp.Validators
 	if resp.NotModified {
+		// The index is unchanged: check the cached skills against what a
+		// sync wrote, and download again any that changed on disk.
 		log.Debug("publisher index not modified", "url", resp.URL.String())
-		return nil, nil
-	}
-	entries, v01, err := parseWellKnownIndex(resp.Body, legacy, log.With("index", resp.URL.String()))
-	if err != nil {
-		return nil, fmt.Errorf("index %s: %w", resp.URL, err)
-	}
-	if v01 {
-		log.Warn("publisher serves a v0.1 index without digests: its files carry no integrity check (WKAS-R33)", "index", resp.URL.String())
+		revision, validators = meta.Digest, meta.Validators
+		for _, name := range slices.Sorted(maps.Keys(cached.Skills)) {
+			c := cached.Skills[name]
+			entries = append(entries, wkEntry{name: name, typ: c.Type, url: c.URL, digest: c.Digest, files: c.Files})
+		}
+	} else {
+		var v01 bool
+		entries, v01, err = parseWellKnownIndex(resp.Body, legacy, log.With("index", resp.URL.String()))
+		if err != nil {
+			return nil, fmt.Errorf("index %s: %w", resp.URL, err)
+		}
+		if v01 {
+			log.Warn("publisher serves a v0.1 index without digests: its files carry no integrity check (WKAS-R33)", "index", resp.URL.String())
+		}
 	}
 
 	skillsDir := filepath.Join(w.dir, "skills")
@@ -351,12 +388,33 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 	if err := os.MkdirAll(skillsDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating cache folder %s: %w", skillsDir, err)
 	}
-	out := &events.SourceSynced{Revision: resp.Digest, Errors: map[string]string{}}
+	out := &events.SourceSynced{Revision: revision, Errors: map[string]string{}}
 	next := wkCacheIndex{Source: resp.URL.String(), FetchedAt: time.Now(), Skills: map[string]wkCached{}}
+	// checkpoint saves what is on disk so far (the skills processed, and
+	// the cached ones not reached yet) and announces the swaps since the
+	// last checkpoint.
+	lastCheckpoint := time.Now()
+	checkpoint := func() {
+		if len(out.Paths) == 0 || time.Since(lastCheckpoint) < wkCheckpoint {
+			return
+		}
+		lastCheckpoint = time.Now()
+		merged := wkCacheIndex{Source: next.Source, FetchedAt: next.FetchedAt, Skills: maps.Clone(cached.Skills)}
+		maps.Copy(merged.Skills, next.Skills)
+		if err := writeJSONAtomic(filepath.Join(w.dir, "index.json"), merged); err != nil {
+			log.Warn("cannot save sync progress", "error", err)
+			return
+		}
+		part := &events.SourceSynced{Revision: revision, Paths: slices.Sorted(slices.Values(out.Paths)), Synced: out.Synced, Rescan: freshRoot}
+		freshRoot = false
+		out.Paths, out.Synced = nil, nil
+		emit(part)
+	}
 	for _, e := range entries {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		checkpoint()
 		if e.typ == "" {
 			// An entry skipped by parsing: keep what is cached (last good copy).
 			if c, ok := cached.Skills[e.name]; ok {
@@ -365,11 +423,17 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 			continue
 		}
 		old, had := cached.Skills[e.name]
-		if had && e.typ != wkTypeFiles && old.Digest == e.digest && old.Type == e.typ && fileExists(filepath.Join(skillsDir, e.name, "SKILL.md")) {
-			next.Skills[e.name] = old // WKAS-R18: unchanged digest, no download
+		// WKAS-R18: an unchanged digest needs no download, as long as the
+		// cached folder is as written. (A v0.1 entry has no digest in the
+		// index: its files are fetched whenever the index is.)
+		if had && old.Digest == e.digest && old.Type == e.typ && w.intact(skillsDir, e.name, old) {
+			next.Skills[e.name] = old
 			continue
 		}
-		got, err := w.fetchSkill(ctx, resp.URL, e, skillsDir, old.Digest)
+		if had && old.Digest == e.digest && old.Type == e.typ {
+			log.Warn(fmt.Sprintf("cached copy of publisher skill %s changed on disk; downloading it again", e.name), "skill", e.name)
+		}
+		got, swapped, err := w.fetchSkill(ctx, resp.URL, e, skillsDir, old)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -382,7 +446,7 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 			continue
 		}
 		next.Skills[e.name] = got
-		if !had || got.Digest != old.Digest || got.Type != old.Type {
+		if swapped {
 			out.Synced = append(out.Synced, e.name)
 			out.Paths = append(out.Paths, filepath.Join(skillsDir, e.name))
 		}
@@ -408,14 +472,14 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 	}
 	// Validators only after a complete sync: a skill that failed is tried
 	// again at the next poll instead of being hidden behind a 304.
-	m := wkMeta{Digest: resp.Digest, URL: resp.URL.String(), FetchedAt: next.FetchedAt, Legacy: legacy}
+	m := wkMeta{Digest: revision, URL: resp.URL.String(), FetchedAt: next.FetchedAt, Legacy: legacy}
 	if len(out.Errors) == 0 {
-		m.Validators = resp.Validators
+		m.Validators = validators
 	}
 	if err := writeJSONAtomic(filepath.Join(w.dir, ".index-meta.json"), m); err != nil {
 		log.Warn("cannot write index validators", "error", err)
 	}
-	if len(out.Paths) == 0 && len(out.Errors) == 0 {
+	if len(out.Paths) == 0 && len(out.Errors) == 0 && len(out.Removed) == 0 {
 		return nil, nil
 	}
 	slices.Sort(out.Paths)
@@ -428,51 +492,51 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger) (*events.Sour
 
 // fetchSkill downloads, verifies and swaps in one skill, returning what is
 // now cached. Nothing is written unless every check passed.
-func (w *wkWorker) fetchSkill(ctx context.Context, base *url.URL, e wkEntry, skillsDir, oldDigest string) (wkCached, error) {
+func (w *wkWorker) fetchSkill(ctx context.Context, base *url.URL, e wkEntry, skillsDir string, old wkCached) (got wkCached, swapped bool, err error) {
 	stageRoot := filepath.Join(w.dir, ".staging")
 	if err := os.MkdirAll(stageRoot, 0o755); err != nil {
-		return wkCached{}, err
+		return wkCached{}, false, err
 	}
 	stage, err := os.MkdirTemp(stageRoot, e.name+"-")
 	if err != nil {
-		return wkCached{}, err
+		return wkCached{}, false, err
 	}
 	defer os.RemoveAll(stage)
-	got := wkCached{Type: e.typ}
+	got = wkCached{Type: e.typ, Files: e.files}
 
 	switch e.typ {
 	case wkTypeSkillMD, wkTypeArchive:
 		u, err := base.Parse(e.url) // WKAS-R15: against the final index URL
 		if err != nil {
-			return wkCached{}, fmt.Errorf("bad url %q: %w", e.url, err)
+			return wkCached{}, false, fmt.Errorf("bad url %q: %w", e.url, err)
 		}
 		got.URL = u.String()
 		resp, err := w.f.c.Get(ctx, got.URL, nil)
 		if err != nil {
-			return wkCached{}, err
+			return wkCached{}, false, err
 		}
 		if err := fetch.VerifyDigest(resp.Body, e.digest); err != nil {
-			return wkCached{}, fmt.Errorf("%s: %w", got.URL, err) // WKAS-R17: nothing written
+			return wkCached{}, false, fmt.Errorf("%s: %w", got.URL, err) // WKAS-R17: nothing written
 		}
 		got.Digest = e.digest
 		if e.typ == wkTypeSkillMD {
 			if err := os.WriteFile(filepath.Join(stage, "SKILL.md"), resp.Body, 0o644); err != nil {
-				return wkCached{}, err
+				return wkCached{}, false, err
 			}
 			break
 		}
 		format, err := archive.DetectFormat(resp.ContentType, u.Path)
 		if err != nil {
-			return wkCached{}, fmt.Errorf("%s: %w", got.URL, err)
+			return wkCached{}, false, fmt.Errorf("%s: %w", got.URL, err)
 		}
 		root, err := os.OpenRoot(stage)
 		if err != nil {
-			return wkCached{}, err
+			return wkCached{}, false, err
 		}
 		_, err = archive.Extract(format, resp.Body, root, &archive.Options{MaxBytes: w.f.opts.Config.MaxUnpackedBytes, RequireSkillMD: true})
 		root.Close()
 		if err != nil {
-			return wkCached{}, fmt.Errorf("%s: %w", got.URL, err)
+			return wkCached{}, false, fmt.Errorf("%s: %w", got.URL, err)
 		}
 	case wkTypeFiles:
 		// WKAS-R32: /.well-known/skills/{name}/{path}, relative to the index.
@@ -482,18 +546,18 @@ func (w *wkWorker) fetchSkill(ctx context.Context, base *url.URL, e wkEntry, ski
 		for _, p := range e.files {
 			u, err := base.Parse(url.PathEscape(e.name) + "/" + escapePath(p))
 			if err != nil {
-				return wkCached{}, fmt.Errorf("bad file path %q: %w", p, err)
+				return wkCached{}, false, fmt.Errorf("bad file path %q: %w", p, err)
 			}
 			resp, err := w.f.c.Get(ctx, u.String(), nil)
 			if err != nil {
-				return wkCached{}, err
+				return wkCached{}, false, err
 			}
 			dst := filepath.Join(stage, filepath.FromSlash(p))
 			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return wkCached{}, err
+				return wkCached{}, false, err
 			}
 			if err := os.WriteFile(dst, resp.Body, 0o644); err != nil {
-				return wkCached{}, err
+				return wkCached{}, false, err
 			}
 			fds = append(fds, fileDigest{p, strings.TrimPrefix(resp.Digest, "sha256:")})
 		}
@@ -504,15 +568,19 @@ func (w *wkWorker) fetchSkill(ctx context.Context, base *url.URL, e wkEntry, ski
 		}
 		got.Digest = fetch.Digest(sum.Bytes())
 		got.URL = base.String()
-		if got.Digest == oldDigest && fileExists(filepath.Join(skillsDir, e.name, "SKILL.md")) {
-			return got, nil // same files: keep the folder as it is
+		if got.Digest == old.Digest && old.Type == e.typ && w.intact(skillsDir, e.name, old) {
+			got.Stamp = old.Stamp
+			return got, false, nil // same files: keep the folder as it is
 		}
 	}
 	dst := filepath.Join(skillsDir, e.name)
 	if err := swapFolder(stage, dst, filepath.Join(w.dir, fmt.Sprintf(".trash-%s~%d", e.name, rand.Int64()))); err != nil {
-		return wkCached{}, fmt.Errorf("replacing %s: %w", dst, err)
+		return wkCached{}, false, fmt.Errorf("replacing %s: %w", dst, err)
 	}
-	return got, nil
+	if got.Stamp, err = treeStamp(dst); err != nil {
+		w.f.log.Warn("cannot stamp cached skill; it will be checked by its SKILL.md only", "skill", e.name, "error", err)
+	}
+	return got, true, nil
 }
 
 // escapePath escapes each segment of a '/'-separated relative path.

@@ -128,6 +128,13 @@ func (p *publisher) requests(path string) int {
 	return n
 }
 
+// notModified returns how many answers were 304.
+func (p *publisher) notModified() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n304
+}
+
 func (p *publisher) total() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -281,6 +288,13 @@ type wkStack struct {
 // start and on st.sync. The client speaks era version.
 func startWK(t *testing.T, client *http.Client, env map[string]string, version string, sources ...string) *wkStack {
 	t.Helper()
+	return startWKWith(t, client, env, version, nil, sources...)
+}
+
+// startWKWith is startWK with opts applied to the pipeline options (to
+// turn the watcher on, say).
+func startWKWith(t *testing.T, client *http.Client, env map[string]string, version string, opts func(*actors.PipelineOptions), sources ...string) *wkStack {
+	t.Helper()
 	base := t.TempDir()
 	e := map[string]string{
 		"HOME":                        base + "/home",
@@ -292,7 +306,11 @@ func startWK(t *testing.T, client *http.Client, env map[string]string, version s
 	}
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	st := startStackEnv(t, &actors.PipelineOptions{Bundled: actors.Bundled(), HTTPClient: client, RetryBackoff: 10 * time.Millisecond, Logger: log}, e, sources...)
+	po := &actors.PipelineOptions{Bundled: actors.Bundled(), HTTPClient: client, RetryBackoff: 10 * time.Millisecond, Logger: log}
+	if opts != nil {
+		opts(po)
+	}
+	st := startStackEnv(t, po, e, sources...)
 	t.Cleanup(func() { st.stop(t) })
 	w := &wkStack{stack: st, logs: logs, cache: e["SKILLJACK_CACHE_DIR"], home: e["HOME"], era: version}
 	w.s = st.connectServer(t, version, newNotes(), logs)

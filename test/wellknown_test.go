@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilljack/skilljack-mcp/actors"
 )
 
 const wkPath = "/.well-known/agent-skills/"
@@ -94,8 +96,8 @@ func wellKnownEndToEnd(t *testing.T, era string) {
 	w.pipe.WellKnown.SyncNow()
 	waitFor(t, "the conditional index request", func() bool { return pub.total() > before }, w.logs)
 	time.Sleep(200 * time.Millisecond) // a download would follow the index at once
-	if got := pub.total() - before; got != 1 || pub.n304 != 1 {
-		t.Fatalf("poll with an unchanged index made %d requests (%d answered 304), want 1 (304)", got, pub.n304)
+	if got := pub.total() - before; got != 1 || pub.notModified() != 1 {
+		t.Fatalf("poll with an unchanged index made %d requests (%d answered 304), want 1 (304)", got, pub.notModified())
 	}
 
 	// An update: hello changes; a subscriber gets resources/updated, the new
@@ -551,8 +553,8 @@ func TestWellKnownLegacyV01(t *testing.T) {
 	w.pipe.WellKnown.SyncNow()
 	waitFor(t, "the conditional index requests", func() bool { return pub.total() >= before+2 }, w.logs)
 	time.Sleep(200 * time.Millisecond)
-	if got := pub.total() - before; got != 2 || pub.n304 != 1 {
-		t.Errorf("an unchanged v0.1 publisher: %d requests (%d answered 304), want the v0.2 404 and the v0.1 304", got, pub.n304)
+	if got := pub.total() - before; got != 2 || pub.notModified() != 1 {
+		t.Errorf("an unchanged v0.1 publisher: %d requests (%d answered 304), want the v0.2 404 and the v0.1 304", got, pub.notModified())
 	}
 	select {
 	case ev := <-w.remote:
@@ -619,4 +621,105 @@ func TestWellKnownBinary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWellKnownCacheChangedOnDisk: the publisher cache is watched like a
+// skill folder, so a change made to it by someone else (another process
+// sharing SKILLJACK_CACHE_DIR, a person) is served at once, never as bytes
+// that disagree with their digest; and the next sync, even with an
+// unchanged index (304), sees that the cached copy is not what it wrote
+// and downloads it again.
+func TestWellKnownCacheChangedOnDisk(t *testing.T) {
+	pub := newPublisher(t, "publisher.test")
+	tgz := tarGz(t, [][2]string{
+		{"SKILL.md", "---\nname: kit\ndescription: A kit.\n---\n"},
+		{"references/REF.md", "# Reference\n"},
+	})
+	pub.set(wkPath+"hello/SKILL.md", pubFile{body: helloMD})
+	pub.set(wkPath+"kit.tar.gz", pubFile{body: tgz})
+	pub.set(wkPath+"index.json", pubFile{body: wkIndex(wkEntry("hello", "skill-md", "hello/SKILL.md", helloMD), wkEntry("kit", "archive", "kit.tar.gz", tgz))})
+	w := startWKWith(t, pubClient(5*time.Second, pub), map[string]string{"WELL_KNOWN_ALLOWED_ORIGINS": pub.origin()}, legacyVersion,
+		func(o *actors.PipelineOptions) {
+			o.Watch = true
+			o.Watcher = actors.WatcherOptions{Debounce: 20 * time.Millisecond, Reconcile: -1}
+		}, pub.origin())
+	if ev := w.next(t); ev.Synced == nil || len(ev.Synced.Synced) != 2 {
+		t.Fatalf("first sync = %+v / %+v", ev.Synced, ev.Failed)
+	}
+	s := w.s
+	helloURI, refURI := "skill://publisher.test/hello/SKILL.md", "skill://publisher.test/kit/references/REF.md"
+	waitFor(t, "both skills served", func() bool { return s.entry("skill://publisher.test/kit/SKILL.md") != nil && s.entry(helloURI) != nil }, w.logs)
+
+	// Someone else rewrites hello and deletes kit's reference.
+	skills := filepath.Join(w.cache, "well-known", "publisher.test", "skills")
+	tampered := []byte("---\nname: hello\ndescription: Changed by someone else.\n---\n")
+	if err := os.WriteFile(filepath.Join(skills, "hello", "SKILL.md"), tampered, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(skills, "kit", "references", "REF.md")); err != nil {
+		t.Fatal(err)
+	}
+	// The watcher serves what is on disk now, digest and bytes agreeing.
+	waitFor(t, "the changed cache served", func() bool {
+		e := s.entry(helloURI)
+		b, _, err := s.readBytes(helloURI)
+		return e != nil && e.Resources[0].Digest == digestOf(tampered) && err == nil && bytes.Equal(b, tampered)
+	}, w.logs)
+	if _, _, err := s.readBytes(refURI); err == nil {
+		t.Errorf("resources/read %s after its file was deleted: no error", refURI)
+	}
+
+	// The index is unchanged (304), yet the sync repairs both skills.
+	before := pub.notModified()
+	ev := w.sync(t)
+	if ev.Synced == nil || strings.Join(ev.Synced.Synced, ",") != "hello,kit" || pub.notModified() != before+1 {
+		t.Fatalf("repair sync = %+v / %+v (304s %d→%d), want hello and kit downloaded again after a 304", ev.Synced, ev.Failed, before, pub.notModified())
+	}
+	if !strings.Contains(w.logs.String(), "cached copy of publisher skill hello changed on disk") {
+		t.Errorf("no warning about the changed cache:\n%s", w.logs)
+	}
+	waitFor(t, "the publisher's bytes served again", func() bool {
+		b, _, err := s.readBytes(helloURI)
+		r, _, rerr := s.readBytes(refURI)
+		return err == nil && bytes.Equal(b, helloMD) && rerr == nil && string(r) == "# Reference\n"
+	}, w.logs)
+	// Intact now: the next 304 downloads nothing.
+	n := pub.requests(wkPath + "hello/SKILL.md")
+	w.pipe.WellKnown.SyncNow()
+	waitFor(t, "another 304", func() bool { return pub.notModified() == before+2 }, w.logs)
+	time.Sleep(200 * time.Millisecond)
+	if got := pub.requests(wkPath + "hello/SKILL.md"); got != n {
+		t.Errorf("hello downloaded %d more times after the repair, want 0", got-n)
+	}
+}
+
+// TestWellKnownCheckpoints: a long sync saves its progress and announces
+// the skills swapped in so far every couple of seconds, so clients see
+// skills as they arrive and an interrupted first sync resumes.
+func TestWellKnownCheckpoints(t *testing.T) {
+	pub := newPublisher(t, "publisher.test")
+	var entries []map[string]any
+	for i, name := range []string{"a", "b", "c", "d"} {
+		body := []byte("---\nname: " + name + "\ndescription: Skill " + name + ".\n---\n")
+		f := pubFile{body: body}
+		if i == 2 {
+			f.hang = 2500 * time.Millisecond // past the 2 s checkpoint
+		}
+		pub.set(wkPath+name+"/SKILL.md", f)
+		entries = append(entries, wkEntry(name, "skill-md", name+"/SKILL.md", body))
+	}
+	pub.set(wkPath+"index.json", pubFile{body: wkIndex(entries...)})
+	w := startWK(t, pubClient(10*time.Second, pub), map[string]string{"WELL_KNOWN_ALLOWED_ORIGINS": pub.origin()}, legacyVersion, pub.origin())
+	first := w.next(t)
+	if first.Synced == nil || strings.Join(first.Synced.Synced, ",") != "a,b,c" {
+		t.Fatalf("first event = %+v / %+v, want a checkpoint with a, b, c", first.Synced, first.Failed)
+	}
+	idx, err := os.ReadFile(filepath.Join(w.cache, "well-known", "publisher.test", "index.json"))
+	if err != nil || !strings.Contains(string(idx), `"c"`) {
+		t.Errorf("progress not saved at the checkpoint: %s, %v", idx, err)
+	}
+	if last := w.next(t); last.Synced == nil || strings.Join(last.Synced.Synced, ",") != "d" {
+		t.Fatalf("last event = %+v / %+v, want d", last.Synced, last.Failed)
+	}
+	waitFor(t, "four skills", func() bool { return len(w.s.listAll()) == 5 }, w.logs)
 }
