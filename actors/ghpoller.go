@@ -222,6 +222,9 @@ type ghSyncMeta struct {
 	Pinned bool `json:"pinned,omitempty"`
 	// FetchedAt is when the tarball was swapped in.
 	FetchedAt time.Time `json:"fetched_at"`
+	// Stamp is [treeStamp] of the clone folder as the swap left it; a
+	// clone that no longer matches is downloaded again.
+	Stamp string `json:"stamp,omitempty"`
 }
 
 // ghWorker checks one GitHub source of one configuration. Only its run
@@ -429,10 +432,21 @@ func (w *ghWorker) scrub(s string) string {
 // publishes SourceSynced when it changed. Once ctx is done it publishes
 // nothing (a newer configuration's worker announces a swap it missed).
 func (w *ghWorker) sync(ctx context.Context) error {
+	// Another process sharing the cache may have synced since: the
+	// metadata on disk is the truth.
+	if m := w.readMeta(); m.SHA != "" || w.meta.SHA != "" {
+		w.meta = m
+	}
+	cached := w.cachedSHA()
+	if cached != "" && w.meta.Stamp != "" {
+		if st, err := treeStamp(w.clone); err != nil || st != w.meta.Stamp {
+			w.log.Warn("cached copy of " + w.name + " changed on disk; downloading it again")
+			cached, w.done = "", false
+		}
+	}
 	if w.done {
 		return nil
 	}
-	cached := w.cachedSHA()
 	ref := w.spec.Ref
 	var sha, etag string
 	switch {
@@ -497,7 +511,11 @@ func (w *ghWorker) sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.writeMeta(ghSyncMeta{Ref: ref, SHA: sha, ETag: etag, Pinned: w.pinned, FetchedAt: time.Now().UTC()})
+	stamp, err := treeStamp(w.clone)
+	if err != nil {
+		w.log.Warn("cannot stamp the cached copy; changes to it will not be noticed", "error", err)
+	}
+	w.writeMeta(ghSyncMeta{Ref: ref, SHA: sha, ETag: etag, Pinned: w.pinned, FetchedAt: time.Now().UTC(), Stamp: stamp})
 	w.done = w.pinned
 	w.p.mu.Lock()
 	w.p.swapped[w.clone] = w.cfgSeq

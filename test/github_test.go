@@ -750,3 +750,41 @@ func TestGitHubRestartServesCacheAndDownloadsNothing(t *testing.T) {
 	default:
 	}
 }
+
+// TestGitHubCacheChangedOnDisk: a clone folder changed by someone else (a
+// file edited, a skill deleted) is noticed at the next check even though
+// the commit is unchanged (304): the commit's tarball is downloaded again
+// and the repository's own bytes are served.
+func TestGitHubCacheChangedOnDisk(t *testing.T) {
+	gh := newFakeGitHub(t)
+	alpha := skillBody("alpha", "First skill.")
+	beta := skillBody("beta", "Second skill.")
+	sha := gh.push("acme", "skills", "main", false, map[string]string{"alpha/SKILL.md": alpha, "beta/SKILL.md": beta})
+	st := startGH(t, gh, nil, "github.com/acme/skills")
+	st.synced(t, sha)
+	st.served(t, "skill://acme-skills/alpha/SKILL.md", alpha)
+	clone := filepath.Join(st.cache, "acme", "skills")
+	if err := os.WriteFile(filepath.Join(clone, "alpha", "SKILL.md"), []byte(skillBody("alpha", "Tampered.")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(clone, "beta")); err != nil {
+		t.Fatal(err)
+	}
+	st.pipe.GitHub.SyncNow()
+	st.synced(t, sha)
+	if n := gh.count("/_codeload/", ""); n != 2 {
+		t.Errorf("tarball downloads = %d, want 2 (the changed clone downloaded again)", n)
+	}
+	st.logLine(t, "cached copy of acme/skills changed on disk")
+	st.served(t, "skill://acme-skills/alpha/SKILL.md", alpha)
+	st.served(t, "skill://acme-skills/beta/SKILL.md", beta)
+	// Intact again: the next check is a 304 and downloads nothing.
+	st.pipe.GitHub.SyncNow()
+	// (The repair's own commits request was unconditional: nothing trusted
+	// was cached.)
+	waitFor(t, "a conditional commits request", func() bool { return gh.count("/repos/acme/skills/commits/", `"`+sha+`"`) == 1 }, st.logs)
+	time.Sleep(200 * time.Millisecond)
+	if n := gh.count("/_codeload/", ""); n != 2 {
+		t.Errorf("tarball downloads after the repair = %d, want still 2", n)
+	}
+}
