@@ -509,6 +509,11 @@ func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
 	// SIGTERM or stdin EOF) at Error; it is not one.
 	if r.Level == slog.LevelInfo || r.Message == "server run cancelled" {
 		r.Level = slog.LevelDebug
+		// Enabled let the record through at its own level; a lowered one
+		// must pass the handler's level again.
+		if !h.Handler.Enabled(ctx, r.Level) {
+			return nil
+		}
 	}
 	return h.Handler.Handle(ctx, r)
 }
