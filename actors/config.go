@@ -153,6 +153,7 @@ func LoadConfig(opts ConfigOptions) (Config, error) {
 	}
 	cfg.WellKnown, cfg.GitHub = remoteConfig(getenv, home, file, log)
 	cfg.Sources = buildSources(entries, home, cwd, &cfg, log)
+	warnCacheInSource(cfg, log)
 
 	env := strings.TrimSpace(getenv("SKILLJACK_STATIC"))
 	envStatic, envOK := parseBool(env)
@@ -443,6 +444,36 @@ var schemeRe = regexp.MustCompile(`^[a-z][a-z0-9+.-]*://`)
 func isGitHubSource(e string) bool {
 	_, ok := cutGitHubHost(strings.TrimSpace(e))
 	return ok
+}
+
+// warnCacheInSource warns when a remote cache in use lies inside a local
+// source folder, not below a hidden folder (which discovery skips): its
+// cached skills would be served twice, once as the folder's.
+func warnCacheInSource(cfg Config, log *slog.Logger) {
+	for _, src := range cfg.Sources {
+		if src.Kind != events.SourceLocal {
+			continue
+		}
+		for _, c := range []struct {
+			kind events.SourceKind
+			dir  string
+		}{{events.SourceWellKnown, cfg.WellKnown.CacheDir}, {events.SourceGitHub, cfg.GitHub.CacheDir}} {
+			if !hasKind(cfg, c.kind) {
+				continue
+			}
+			rel, err := filepath.Rel(src.Root, c.dir)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue
+			}
+			hidden := false
+			for seg := range strings.SplitSeq(filepath.ToSlash(rel), "/") {
+				hidden = hidden || strings.HasPrefix(seg, ".")
+			}
+			if !hidden {
+				log.Warn(fmt.Sprintf("the remote cache %s lies inside the source %s: its skills are served twice; set SKILLJACK_CACHE_DIR outside it (or below a hidden folder)", c.dir, src.Root), "source", src.Location)
+			}
+		}
+	}
 }
 
 // remoteConfig reads the remote-source settings from the environment and

@@ -150,6 +150,18 @@ func TestLoadConfig(t *testing.T) {
 			wantLog: []string{"unsupported scheme in ftp://x"},
 		},
 		{
+			name: "a remote cache inside a source folder is warned about",
+			args: []string{filepath.Join(base, "work"), "https://skills.example.com"},
+			env:  map[string]string{"WELL_KNOWN_ALLOWED_ORIGINS": "https://skills.example.com", "SKILLJACK_CACHE_DIR": filepath.Join(base, "work", "cache")},
+			want: actors.Config{Sources: []events.Source{
+				local("0", filepath.Join(base, "work"), "work"),
+				{ID: "1", Kind: events.SourceWellKnown, Location: "https://skills.example.com",
+					Root: filepath.Join(base, "work", "cache", "well-known", "skills.example.com", "skills"), Prefix: "skills.example.com"},
+				bundledSource(),
+			}, ActiveSource: "cli"},
+			wantLog: []string{"lies inside the source"},
+		},
+		{
 			name:       "static: config staticMode",
 			configJSON: `{"staticMode": true}`,
 			want:       actors.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},

@@ -257,7 +257,7 @@ var wkNameRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9]|-[a-z0-9]){0,63}$`)
 // sync runs one sync of the publisher and publishes its outcome.
 func (w *wkWorker) sync(ctx context.Context) {
 	log := w.f.log.With("source", w.src.Location)
-	res, err := w.syncOnce(ctx, log, func(part *events.SourceSynced) { w.publishSynced(ctx, log, part) })
+	res, err := w.syncOnce(ctx, log, func(part *events.SourceSynced) { w.publishSynced(ctx, log, part, true) })
 	if ctx.Err() != nil {
 		return
 	}
@@ -277,12 +277,13 @@ func (w *wkWorker) sync(ctx context.Context) {
 		return
 	}
 	if res != nil {
-		w.publishSynced(ctx, log, res)
+		w.publishSynced(ctx, log, res, false)
 	}
 }
 
-// publishSynced publishes one SourceSynced of this worker's source.
-func (w *wkWorker) publishSynced(ctx context.Context, log *slog.Logger, res *events.SourceSynced) {
+// publishSynced publishes one SourceSynced of this worker's source; partial
+// marks a checkpoint of a sync still running.
+func (w *wkWorker) publishSynced(ctx context.Context, log *slog.Logger, res *events.SourceSynced, partial bool) {
 	res.Seq = w.f.seq.Add(1)
 	res.ConfigSeq = w.cfgSeq
 	res.Source = w.src
@@ -291,7 +292,11 @@ func (w *wkWorker) publishSynced(ctx context.Context, log *slog.Logger, res *eve
 	if len(res.Paths) == 0 {
 		level = slog.LevelDebug // only failures, each already logged
 	}
-	log.Log(ctx, level, "publisher synced", "synced", res.Synced, "removed", res.Removed, "failed", len(res.Errors))
+	if partial {
+		log.Log(ctx, level, "publisher sync in progress", "synced_so_far", len(res.Synced))
+	} else {
+		log.Log(ctx, level, "publisher synced", "synced", res.Synced, "removed", res.Removed, "failed", len(res.Errors))
+	}
 	if perr := events.Publish(w.f.pub, *res); perr != nil {
 		log.Error("publishing source.synced", "error", perr)
 	}
@@ -304,10 +309,19 @@ func (w *wkWorker) publishSynced(ctx context.Context, log *slog.Logger, res *eve
 const wkCheckpoint = 2 * time.Second
 
 // intact reports whether the cached folder of skill name still is what
-// the sync wrote: its tree stamp (paths, sizes, mtimes) is unchanged. A
-// folder changed by hand or by anything else is downloaded again.
+// the sync wrote: its tree stamp (paths, sizes, mtimes) is unchanged and,
+// for a skill-md skill, its SKILL.md still has the index digest. A folder
+// changed by hand or by anything else is downloaded again.
 func (w *wkWorker) intact(skillsDir, name string, c wkCached) bool {
 	dir := filepath.Join(skillsDir, name)
+	if c.Type == wkTypeSkillMD {
+		// One file with a known digest: check its bytes, which catches an
+		// edit that kept the size and put the mtime back.
+		b, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+		if err != nil || fetch.Digest(b) != c.Digest {
+			return false
+		}
+	}
 	if c.Stamp == "" {
 		return fileExists(filepath.Join(dir, "SKILL.md"))
 	}

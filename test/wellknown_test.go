@@ -691,6 +691,24 @@ func TestWellKnownCacheChangedOnDisk(t *testing.T) {
 	if got := pub.requests(wkPath + "hello/SKILL.md"); got != n {
 		t.Errorf("hello downloaded %d more times after the repair, want 0", got-n)
 	}
+
+	// An edit that keeps the size and puts the mtime back is still caught:
+	// a skill-md skill's SKILL.md is checked against its digest.
+	md := filepath.Join(skills, "hello", "SKILL.md")
+	fi, err := os.Stat(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := bytes.Replace(helloMD, []byte("hello back"), []byte("HELLO BACK"), 1)
+	if err := os.WriteFile(md, same, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(md, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if ev := w.sync(t); ev.Synced == nil || strings.Join(ev.Synced.Synced, ",") != "hello" {
+		t.Fatalf("sync after a same-size edit = %+v / %+v, want hello downloaded again", ev.Synced, ev.Failed)
+	}
 }
 
 // TestWellKnownCheckpoints: a long sync saves its progress and announces
