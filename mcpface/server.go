@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -100,6 +101,10 @@ type Facade struct {
 
 	readyOnce sync.Once
 	snap      atomic.Pointer[snapshot]
+	// swapMu guards swapped, which is closed and replaced after every new
+	// snapshot, so a request can wait for the catalog after its own.
+	swapMu  sync.Mutex
+	swapped chan struct{}
 
 	buildOnce sync.Once
 	built     chan struct{} // closed once srv is set
@@ -210,6 +215,35 @@ func (f *Facade) Catalog() *events.Catalog {
 // catalog.
 func (f *Facade) current() *snapshot { return f.snap.Load() }
 
+// changedWait is how long a read whose file changed on disk since it was
+// hashed waits for the catalog that describes the new bytes (a rescan
+// follows every change: the watcher's 500 ms debounce, or a remote swap's
+// source.synced) before it answers with the error.
+const changedWait = 2 * time.Second
+
+// newer waits up to changedWait for a snapshot newer than version and
+// returns it, or nil when none came.
+func (f *Facade) newer(version uint64) *snapshot {
+	timer := time.NewTimer(changedWait)
+	defer timer.Stop()
+	for {
+		f.swapMu.Lock()
+		ch := f.swapped
+		f.swapMu.Unlock()
+		if s := f.current(); s != nil && s.cat.Version > version {
+			return s
+		}
+		if ch == nil {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return nil
+		}
+	}
+}
+
 // SetCatalog makes c the served catalog if its Version is above the one held
 // and reports whether it did. The facade takes c as read-only and keeps it.
 // Once the server is built, it brings the registrations up to date and sends
@@ -249,6 +283,12 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 			break
 		}
 	}
+	f.swapMu.Lock()
+	if f.swapped != nil {
+		close(f.swapped)
+	}
+	f.swapped = make(chan struct{})
+	f.swapMu.Unlock()
 	f.log.Debug("catalog set", "version", c.Version, "skills", len(c.Skills))
 	f.readyOnce.Do(func() { close(f.ready) })
 	f.sync()

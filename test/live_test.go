@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilljack/skilljack-mcp/actors"
 )
 
 // Live skills: the real binary with its real watcher, files changed under
@@ -387,4 +389,35 @@ func liveStress(t *testing.T, era string) {
 		last = norm(t, s.listAll())
 		return cmp.Equal(want, last)
 	})
+}
+
+// TestReadDuringRescanWaitsForCatalog: a read of a file that changed on
+// disk since it was hashed — the window between a write (or a remote
+// swap) and the rescan — waits for the catalog that describes the new
+// bytes and returns them, instead of failing (both resources/read and
+// load-skill). Bytes are still only served with their own digest.
+func TestReadDuringRescanWaitsForCatalog(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "lib")
+	writeFile(t, filepath.Join(root, "s", "SKILL.md"), skillBody("s", "Version one."))
+	writeFile(t, filepath.Join(root, "s", "f.md"), "v1\n")
+	st := startStack(t, &actors.PipelineOptions{Watch: true,
+		Watcher: actors.WatcherOptions{Debounce: 300 * time.Millisecond, Reconcile: -1}}, root)
+	defer st.stop(t)
+	s := st.connectServer(t, legacyVersion, newNotes(), &syncBuffer{})
+	if b, _, err := s.readBytes("skill://lib/s/f.md"); err != nil || string(b) != "v1\n" {
+		t.Fatalf("first read = %q, %v", b, err)
+	}
+	writeFile(t, filepath.Join(root, "s", "f.md"), "version two\n")
+	b, _, err := s.readBytes("skill://lib/s/f.md")
+	if err != nil || string(b) != "version two\n" {
+		t.Errorf("read right after the write = %q, %v; want the new bytes", b, err)
+	}
+	if e := s.entry("skill://lib/s/SKILL.md"); e == nil {
+		t.Fatal("skill s not listed")
+	}
+	writeFile(t, filepath.Join(root, "s", "SKILL.md"), skillBody("s", "Version two, longer."))
+	res := s.callTool("load-skill", map[string]any{"name": "lib__s"})
+	if res.IsError || !strings.Contains(textOf(res), "Version two, longer.") {
+		t.Errorf("load-skill right after the write = %q (isError %v), want the new SKILL.md", textOf(res), res.IsError)
+	}
 }
