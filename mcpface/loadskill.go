@@ -2,7 +2,6 @@ package mcpface
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,15 +49,7 @@ func (f *Facade) loadSkill(_ context.Context, _ *mcp.CallToolRequest, in loadSki
 	if len(sk.Files) == 0 {
 		return errorResult(fmt.Sprintf("Failed to load skill %q: it has no SKILL.md", in.Name)), nil, nil
 	}
-	data, err := readFile(sk, &sk.Files[0], f.opts.Bundled, 0)
-	if errors.Is(err, errChanged) {
-		// Changed since hashed: read it from the catalog that describes it.
-		if next := f.newer(s.cat.Version); next != nil {
-			if sk2 := next.cat.SkillByName(in.Name); sk2 != nil && len(sk2.Files) > 0 {
-				data, err = readFile(sk2, &sk2.Files[0], f.opts.Bundled, 0)
-			}
-		}
-	}
+	data, err := f.readCurrent(s, sk, &sk.Files[0], 0)
 	if err != nil {
 		return errorResult(fmt.Sprintf("Failed to load skill %q: %v", in.Name, err)), nil, nil
 	}

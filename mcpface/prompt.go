@@ -37,12 +37,13 @@ func (f *Facade) getSkillPrompt(_ context.Context, req *mcp.GetPromptRequest) (*
 			Content: &mcp.TextContent{Text: fmt.Sprintf("No skill named %q. Available skills: %s", name, namesList(qualifiedNames(s.cat)))},
 		}}}, nil
 	}
-	return f.skillMessage(sk)
+	return f.skillMessage(s, sk)
 }
 
 // getNamedPrompt answers prompts/get of a per-skill prompt.
 func (f *Facade) getNamedPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	sk := f.current().cat.SkillByName(req.Params.Name)
+	s := f.current()
+	sk := s.cat.SkillByName(req.Params.Name)
 	if sk == nil && f.opts.Static {
 		// Static mode keeps the prompts of the first catalog (no
 		// list_changed), so a prompt can outlive its skill's folder: say so
@@ -56,16 +57,16 @@ func (f *Facade) getNamedPrompt(_ context.Context, req *mcp.GetPromptRequest) (*
 	if sk == nil || !sk.UserInvocable {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", req.Params.Name)}
 	}
-	return f.skillMessage(sk)
+	return f.skillMessage(s, sk)
 }
 
-// skillMessage is the prompt result for sk: one user message embedding its
-// SKILL.md for the assistant.
-func (f *Facade) skillMessage(sk *events.Skill) (*mcp.GetPromptResult, error) {
+// skillMessage is the prompt result for sk of snapshot s: one user message
+// embedding its SKILL.md for the assistant.
+func (f *Facade) skillMessage(s *snapshot, sk *events.Skill) (*mcp.GetPromptResult, error) {
 	if len(sk.Files) == 0 {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("skill %s has no SKILL.md", sk.QualifiedName)}
 	}
-	data, err := readFile(sk, &sk.Files[0], f.opts.Bundled, 0)
+	data, err := f.readCurrent(s, sk, &sk.Files[0], 0)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("loading skill %s: %v", sk.QualifiedName, err)}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"slices"
@@ -220,6 +221,26 @@ func (f *Facade) current() *snapshot { return f.snap.Load() }
 // follows every change: the watcher's 500 ms debounce, or a remote swap's
 // source.synced) before it answers with the error.
 const changedWait = 2 * time.Second
+
+// readCurrent reads file of sk from snapshot s like readFile; when the file
+// changed on disk since s was built, it waits for the next snapshot
+// ([Facade.newer]) and reads the file of the same URI from it, so a read
+// during a rescan returns the new bytes (still only with their own digest).
+func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, max int64) ([]byte, error) {
+	data, err := readFile(sk, file, f.opts.Bundled, max)
+	if !errors.Is(err, errChanged) || s == nil {
+		return data, err
+	}
+	next := f.newer(s.cat.Version)
+	if next == nil {
+		return nil, err
+	}
+	ref, ok := next.cat.File(sk.FileURI(file.Path))
+	if !ok {
+		return nil, err
+	}
+	return readFile(ref.Skill, ref.File, f.opts.Bundled, max)
+}
 
 // newer waits up to changedWait for a snapshot newer than version and
 // returns it, or nil when none came.

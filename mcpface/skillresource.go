@@ -121,7 +121,7 @@ func notFound(sk *events.Skill, p string, files []*events.File) string {
 }
 
 func (f *Facade) readOne(s *snapshot, sk *events.Skill, file *events.File) *mcp.CallToolResult {
-	data, err := readFile(sk, file, f.opts.Bundled, f.opts.MaxFileSize)
+	data, err := f.readCurrent(s, sk, file, f.opts.MaxFileSize)
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
 			return errorResult(fmt.Sprintf("File too large: %s (limit %s). Read a smaller file.", megabytes(file.Size), megabytes(f.opts.MaxFileSize)))
@@ -143,7 +143,7 @@ func (f *Facade) readDir(s *snapshot, sk *events.Skill, files []*events.File) *m
 	for _, file := range files {
 		mime := s.mime(sk.FileURI(file.Path))
 		var body string
-		switch data, err := readFile(sk, file, f.opts.Bundled, f.opts.MaxFileSize); {
+		switch data, err := f.readCurrent(s, sk, file, f.opts.MaxFileSize); {
 		case errors.Is(err, errTooLarge):
 			body = fmt.Sprintf("[File too large: %s]", megabytes(file.Size))
 		case err != nil:

@@ -420,4 +420,19 @@ func TestReadDuringRescanWaitsForCatalog(t *testing.T) {
 	if res.IsError || !strings.Contains(textOf(res), "Version two, longer.") {
 		t.Errorf("load-skill right after the write = %q (isError %v), want the new SKILL.md", textOf(res), res.IsError)
 	}
+	writeFile(t, filepath.Join(root, "s", "f.md"), "version three, longer\n")
+	res = s.callTool("skill-resource", map[string]any{"skill": "lib__s", "path": "f.md"})
+	if res.IsError || textOf(res) != "version three, longer\n" {
+		t.Errorf("skill-resource right after the write = %q (isError %v), want the new bytes", textOf(res), res.IsError)
+	}
+	writeFile(t, filepath.Join(root, "s", "SKILL.md"), skillBody("s", "Version three, longer still."))
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	pr, err := s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "skill", Arguments: map[string]string{"name": "lib__s"}})
+	if err != nil || len(pr.Messages) != 1 {
+		t.Fatalf("prompts/get right after the write = %+v, %v", pr, err)
+	}
+	if er, ok := pr.Messages[0].Content.(*mcp.EmbeddedResource); !ok || !strings.Contains(er.Resource.Text, "Version three, longer still.") {
+		t.Errorf("prompts/get right after the write = %#v, want the new SKILL.md", pr.Messages[0].Content)
+	}
 }
