@@ -106,31 +106,11 @@ func (f *Facade) readResourceHandler(ctx context.Context, req *mcp.ReadResourceR
 // readResource looks uri up in the snapshot, after [canonicalURI], and
 // returns its current bytes under the canonical URI: -32602 when the URI is
 // not served (never a path join, BR-21), -32603 when the bytes cannot be
-// served as advertised. Errors name uri as the client wrote it.
-//
-// A file that changed on disk since its snapshot was built is read again
-// from the next snapshot (waiting up to [changedWait] for it), so a client
-// that reads during a rescan gets the new bytes, not an error.
+// served as advertised. Errors name uri as the client wrote it. A file that
+// changed on disk since the snapshot was built is read from the next one
+// ([Facade.readCurrent]), so a read during a rescan gets the new bytes.
 func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error) {
 	s := f.current()
-	res, err := f.readResourceIn(s, requested)
-	if errors.Is(err, errChangedRead) {
-		if next := f.newer(s.cat.Version); next != nil {
-			res, err = f.readResourceIn(next, requested)
-		}
-	}
-	if errors.Is(err, errChangedRead) {
-		return nil, internalError(fmt.Sprintf("%s %s", requested, errChanged), requested)
-	}
-	return res, err
-}
-
-// errChangedRead marks a read that found the file changed since the
-// snapshot; readResource retries it once on a newer snapshot.
-var errChangedRead = errors.New("changed")
-
-// readResourceIn is readResource against snapshot s.
-func (f *Facade) readResourceIn(s *snapshot, requested string) (*mcp.ReadResourceResult, error) {
 	uri, err := lookupURI(requested, "Resource not found: "+requested)
 	if err != nil {
 		return nil, err
@@ -148,12 +128,12 @@ func (f *Facade) readResourceIn(s *snapshot, requested string) (*mcp.ReadResourc
 	if ref.File.Path == "SKILL.md" {
 		max = 0
 	}
-	data, err := readFile(ref.Skill, ref.File, f.opts.Bundled, max)
+	data, err := f.readCurrent(s, ref.Skill, ref.File, max)
 	switch {
 	case errors.Is(err, errTooLarge):
 		return nil, internalError(fmt.Sprintf("File too large: %s (limit %s): %s", megabytes(ref.File.Size), megabytes(max), requested), requested)
 	case errors.Is(err, errChanged):
-		return nil, errChangedRead
+		return nil, internalError(fmt.Sprintf("%s %s", requested, errChanged), requested)
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, invalidParams("Resource not found: "+requested, requested)
 	case err != nil:
