@@ -634,11 +634,15 @@ func overCapDiag(file string, fi fs.FileInfo, max int64, skillMD bool) events.Di
 			Message: fmt.Sprintf("skipped %s: it is %s, over the %s cap for SKILL.md (MAX_SKILL_MD_MB); the skill is not served and the file is not read", file, mebibytes(fi.Size()), mebibytes(max))}
 	}
 	return events.Diagnostic{File: file, Level: events.LevelWarn, Version: version,
-		Message: fmt.Sprintf("%s is %s, over the %s cap for a supporting file (MAX_FILE_SIZE_MB); left out of the manifest, not served and not read", file, mebibytes(fi.Size()), mebibytes(max))}
+		Message: fmt.Sprintf("%s: %s, over the %s cap for a supporting file (MAX_FILE_SIZE_MB); left out of the manifest, not served and not read", file, mebibytes(fi.Size()), mebibytes(max))}
 }
 
-// mebibytes formats n bytes for a person: "256.00 MiB".
+// mebibytes formats n bytes for a person: "256.00 MiB", or "1001 bytes"
+// below one MiB.
 func mebibytes(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
 	return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
 }
 
