@@ -35,11 +35,11 @@ func sparse(t *testing.T, p string, size int64) {
 func TestHasherSizeCaps(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "lib")
 	writeTree(t, root, map[string]string{
-		"ok/SKILL.md":     skillMD("ok", "d"),
-		"ok/small.md":     "small",
-		"huge/small.md":   "never hashed: its skill is skipped",
-		"edge/SKILL.md":   skillMD("edge", "d") + strings.Repeat("x", 300),
-		"ok/at-cap.bin":   strings.Repeat("y", 1000),
+		"ok/SKILL.md":   skillMD("ok", "d"),
+		"ok/small.md":   "small",
+		"huge/small.md": "never hashed: its skill is skipped",
+		"edge/SKILL.md": skillMD("edge", "d") + strings.Repeat("x", 300),
+		"ok/at-cap.bin": strings.Repeat("y", 1000),
 	})
 	sparse(t, filepath.Join(root, "huge", "SKILL.md"), 256<<20)
 	sparse(t, filepath.Join(root, "ok", "big.bin"), 2<<30)
