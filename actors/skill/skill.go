@@ -81,8 +81,10 @@ func changed(dir string) error {
 // OpenFile opens for reading the regular file at the slash path rel below
 // root. Each folder on the way is checked with Lstat (a symbolic link is
 // refused) and then opened as a root of its own whose identity must match,
-// and the file opened must be the regular file Lstat saw; any mismatch
-// gives an error wrapping [ErrNotRegular]. A missing file gives an error
+// and the file opened must be the regular file Lstat saw, or the one at
+// its name right after the open (a file replaced meanwhile by another
+// regular file); any other mismatch gives an error wrapping
+// [ErrNotRegular]. A missing file gives an error
 // wrapping [fs.ErrNotExist]. It returns the open file and its FileInfo
 // (taken from the open file); the caller closes the file.
 func OpenFile(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
@@ -121,7 +123,7 @@ func openSubdir(dir *os.Root, name, rel string) (*os.Root, error) {
 		return nil, err
 	}
 	sfi, err := sub.Stat(".")
-	if err == nil && !os.SameFile(fi, sfi) {
+	if err == nil && !os.SameFile(fi, sfi) && !stillAt(dir, name, sfi) {
 		err = fmt.Errorf("opening %s: %s: %w", rel, name, ErrNotRegular)
 	}
 	if err != nil {
@@ -129,6 +131,15 @@ func openSubdir(dir *os.Root, name, rel string) (*os.Root, error) {
 		return nil, err
 	}
 	return sub, nil
+}
+
+// stillAt reports whether the entry name of dir, not followed, is now the
+// file opened: a file or folder replaced by another one between the check
+// and the open (an editor's atomic save) is the new one, reached without a
+// link, while one reached through a link swapped in is not at name.
+func stillAt(dir *os.Root, name string, opened fs.FileInfo) bool {
+	fi, err := dir.Lstat(name)
+	return err == nil && fi.Mode().Type() == opened.Mode().Type() && os.SameFile(fi, opened)
 }
 
 // openLeaf opens the regular file name of dir, refusing a link and a file
@@ -148,7 +159,7 @@ func openLeaf(dir *os.Root, name, rel string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	ffi, err := f.Stat()
-	if err == nil && (!ffi.Mode().IsRegular() || !os.SameFile(fi, ffi)) {
+	if err == nil && (!ffi.Mode().IsRegular() || !os.SameFile(fi, ffi) && !stillAt(dir, name, ffi)) {
 		err = fmt.Errorf("opening %s: %w", rel, ErrNotRegular)
 	}
 	if err != nil {
