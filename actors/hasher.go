@@ -115,7 +115,14 @@ func NewHasher(configured <-chan *message.Message, pub message.Publisher, opts *
 // and is safe for concurrent use, also while Run runs. Seq and ConfigSeq of
 // the result are zero. Symbolic links are followed only when they sit
 // directly in the root (or in its skills/ or .claude/skills) and point to a
-// skill folder (BR-15); no folder is walked twice. Problems with single
+// skill folder (BR-15); no folder is walked twice. A local skill folder is
+// identified once, at discovery (its real path and device/inode), and
+// every file is then read below that folder, only while it is still that
+// folder and never through a symbolic link at any level
+// ([skill.OpenFile]), issue 10 F2. A supporting file over MaxFileSize is
+// left out of its manifest and a skill whose SKILL.md is over
+// MaxSkillMDSize is skipped, each with a diagnostic, without reading them
+// (issue 10 F4). Problems with single
 // files or folders (unreadable, broken or unfollowed links, SKILL.md in
 // hidden folders) become Diagnostics; a missing root gives no skills and
 // one diagnostic, the only report of it. It returns an error only for a

@@ -139,7 +139,8 @@ type ScannedSkill struct {
 	SkillMD []byte `json:"skill_md"`
 	// Files is the manifest: Files[0] is the SKILL.md, then every served
 	// supporting file (nested skills' files included, SEP2640-R25) in walk
-	// order. Hidden files, symlinks and node_modules are never in it.
+	// order. Hidden files, symlinks, node_modules and files over the
+	// hasher's size cap are never in it.
 	Files []File `json:"files"`
 }
 
