@@ -69,6 +69,7 @@ type settings struct {
 	catalogMode string
 	trace       string
 	maxFileSize int64
+	maxSkillMD  int64         // cap of a SKILL.md, bytes
 	reconcile   time.Duration // watcher's periodic rescan; negative disables
 	http        bool          // serve stateless Streamable HTTP instead of stdio
 	httpPort    int           // 0 picks a free port
@@ -84,6 +85,7 @@ const (
 	defaultTools       = "auto"
 	defaultCatalogMode = "instructions"
 	defaultMaxFileMB   = 1
+	defaultMaxSkillMB  = actors.DefaultMaxSkillMDSize >> 20
 	// defaultReconcileMS is the watcher's safety-net rescan period
 	// (actors.DefaultReconcile): file events can be dropped, a rescan with a
 	// warm digest cache costs a directory walk.
@@ -109,7 +111,7 @@ func isTrue(v string) bool {
 func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 	s := settings{logLevel: slog.LevelInfo}
 	var warnings []string
-	var toolsFlag, catalogFlag, traceFlag, reconcileFlag, httpFlag, hostFlag, originsFlag string
+	var toolsFlag, catalogFlag, traceFlag, reconcileFlag, httpFlag, hostFlag, originsFlag, skillMDFlag string
 	httpGiven := false
 	if len(args) > 0 && args[0] == "validate" {
 		s.validate = true
@@ -157,6 +159,11 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 			if !hasValue || value == "" {
 				warnings = append(warnings, fmt.Sprintf("flag %s needs a value in the same argument (%s=MS); ignored", name, name))
 			}
+		case name == "--max-skill-md-mb":
+			skillMDFlag = value
+			if !hasValue || value == "" {
+				warnings = append(warnings, fmt.Sprintf("flag %s needs a value in the same argument (%s=MB); ignored", name, name))
+			}
 		case name == "--verbose" && !hasValue:
 			s.logLevel = slog.LevelDebug
 		case name == "--http":
@@ -185,14 +192,10 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 		s.trace = getenv("SKILLJACK_TRACE")
 	}
 
-	s.maxFileSize = defaultMaxFileMB << 20
-	if v := strings.TrimSpace(getenv("MAX_FILE_SIZE_MB")); v != "" {
-		mb, err := strconv.ParseFloat(v, 64)
-		if err != nil || mb <= 0 {
-			warnings = append(warnings, fmt.Sprintf("MAX_FILE_SIZE_MB=%q is not a positive number; using %d", v, defaultMaxFileMB))
-		} else {
-			s.maxFileSize = int64(mb * (1 << 20))
-		}
+	s.maxFileSize = megabytesSetting("MAX_FILE_SIZE_MB", getenv("MAX_FILE_SIZE_MB"), defaultMaxFileMB, &warnings)
+	s.maxSkillMD = megabytesSetting("MAX_SKILL_MD_MB", getenv("MAX_SKILL_MD_MB"), defaultMaxSkillMB, &warnings)
+	if skillMDFlag != "" {
+		s.maxSkillMD = megabytesSetting("--max-skill-md-mb", skillMDFlag, defaultMaxSkillMB, &warnings)
 	}
 	s.reconcile = time.Duration(defaultReconcileMS) * time.Millisecond
 	for _, c := range []struct{ name, val string }{{"--reconcile-interval-ms", reconcileFlag}, {"SKILLJACK_RECONCILE_INTERVAL_MS", getenv("SKILLJACK_RECONCILE_INTERVAL_MS")}} {
@@ -260,6 +263,22 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 	return s, warnings
 }
 
+// megabytesSetting reads a size in MiB (fractions allowed) given as name=v
+// and returns it in bytes; empty means def, and anything but a positive
+// number warns and means def.
+func megabytesSetting(name, v string, def int64, warnings *[]string) int64 {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return def << 20
+	}
+	mb, err := strconv.ParseFloat(v, 64)
+	if err != nil || mb <= 0 || mb >= 1<<40 {
+		*warnings = append(*warnings, fmt.Sprintf("%s=%q is not a positive number; using %d", name, v, def))
+		return def << 20
+	}
+	return max(int64(mb*(1<<20)), 1)
+}
+
 // pickEnum returns the flag value, else the env value, else def, each
 // compared case-insensitively against allowed; an unknown value warns and
 // falls through to the next choice.
@@ -300,6 +319,7 @@ Flags:
   --http-allowed-origins=O1,O2              browser Origins allowed besides localhost (env SKILLJACK_HTTP_ALLOWED_ORIGINS)
   --trace=FILE                              record every bus event as JSON lines (env SKILLJACK_TRACE)
   --reconcile-interval-ms=MS                rescan period behind the file watcher, 0 = off (env SKILLJACK_RECONCILE_INTERVAL_MS)
+  --max-skill-md-mb=MB                      largest SKILL.md read; a larger one skips its skill (default 4; env MAX_SKILL_MD_MB)
   --verbose                                 debug logging (env SKILLJACK_LOG_LEVEL)
   --                                        every later argument is a skill directory
   --version, --help
@@ -337,7 +357,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	}
 	bundled := actors.Bundled()
 	if set.validate {
-		return validate(ctx, cfg, stdout, log)
+		return validate(ctx, cfg, set, stdout, log)
 	}
 
 	bus := events.NewBus(log)
@@ -373,6 +393,9 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		Watch:   true,
 		Watcher: actors.WatcherOptions{Reconcile: set.reconcile},
 		Logger:  log,
+		// Files over the caps are never read, hashed or listed (issue 10 F4).
+		MaxFileSize:    set.maxFileSize,
+		MaxSkillMDSize: set.maxSkillMD,
 	})
 	if err != nil {
 		return err
@@ -508,7 +531,7 @@ func isLoopbackHost(host string) bool {
 // validate scans every source once and prints one line per finding to out.
 // It returns an error when no skill folder was given, when a local source
 // does not exist, or when some skill was skipped.
-func validate(ctx context.Context, cfg actors.Config, out io.Writer, log *slog.Logger) error {
+func validate(ctx context.Context, cfg actors.Config, set settings, out io.Writer, log *slog.Logger) error {
 	var missing []string
 	given := 0
 	for _, src := range cfg.Sources {
@@ -529,7 +552,8 @@ func validate(ctx context.Context, cfg actors.Config, out io.Writer, log *slog.L
 		}
 		return errors.New("validate: no skill folder given (pass one or more, or set SKILLS_DIR)")
 	}
-	cat, err := actors.Validate(ctx, cfg, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log})
+	cat, err := actors.Validate(ctx, cfg, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log,
+		MaxFileSize: set.maxFileSize, MaxSkillMDSize: set.maxSkillMD})
 	if err != nil {
 		return err
 	}

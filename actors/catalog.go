@@ -261,6 +261,8 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 		URI:            events.URIScheme + events.EncodePath(skillPath) + "/SKILL.md",
 		Source:         src,
 		Dir:            ss.Dir,
+		RealDir:        ss.RealDir,
+		DirID:          ss.DirID,
 		Frontmatter:    fm.json,
 		Listed:         listed,
 		ModelInvocable: true,
@@ -610,7 +612,9 @@ func sameCatalog(prev, next *events.Catalog) bool {
 	}
 	for i := range prev.Skills {
 		a, b := &prev.Skills[i], &next.Skills[i]
-		if a.URI != b.URI || a.SkillPath != b.SkillPath || !sameSkill(a, b) {
+		// A folder swapped for another one with the same bytes shows
+		// clients nothing, but reads must open the new one.
+		if a.URI != b.URI || a.SkillPath != b.SkillPath || !sameSkill(a, b) || a.RealDir != b.RealDir || a.DirID != b.DirID {
 			return false
 		}
 		for j := range a.Files {

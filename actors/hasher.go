@@ -23,6 +23,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -36,6 +37,18 @@ const maxDiscoveryDepth = 6
 // listed, as in the reference's MAX_DIRECTORY_DEPTH.
 const maxManifestDepth = 10
 
+// Default size caps of [HasherOptions].
+const (
+	// DefaultMaxFileSize is the reference server's MAX_FILE_SIZE_MB default
+	// (1 MiB): the largest supporting file served, so the largest hashed.
+	DefaultMaxFileSize = 1 << 20
+	// DefaultMaxSkillMDSize caps a SKILL.md (MAX_SKILL_MD_MB). Its bytes are
+	// kept in memory by the scan and the catalog and sent whole by
+	// load-skill; real ones are a few KiB, the specification recommends
+	// under 500 lines, so 4 MiB leaves ample room and bounds memory.
+	DefaultMaxSkillMDSize = 4 << 20
+)
+
 // HasherOptions configure a [Hasher]. A nil *HasherOptions means defaults.
 type HasherOptions struct {
 	// Bundled is the file system of the skills embedded in the binary; its
@@ -47,6 +60,14 @@ type HasherOptions struct {
 	Workers int
 	// Logger receives the hasher's log lines. If nil, they are discarded.
 	Logger *slog.Logger
+	// MaxFileSize is the largest supporting file, in bytes, that is hashed
+	// and listed; a larger one is left out of the manifest with a warning,
+	// never read. If zero, defaults to [DefaultMaxFileSize].
+	MaxFileSize int64
+	// MaxSkillMDSize is the largest SKILL.md, in bytes, that is read; a
+	// skill whose SKILL.md is larger is skipped with an error diagnostic.
+	// If zero, defaults to [DefaultMaxSkillMDSize].
+	MaxSkillMDSize int64
 	// Changes carries files.changed ([events.FilesChanged], published by
 	// the watcher) to [Hasher.Run], which rescans the changed part of a
 	// local source. If nil, sources are scanned only when a configuration
@@ -94,7 +115,14 @@ func NewHasher(configured <-chan *message.Message, pub message.Publisher, opts *
 // and is safe for concurrent use, also while Run runs. Seq and ConfigSeq of
 // the result are zero. Symbolic links are followed only when they sit
 // directly in the root (or in its skills/ or .claude/skills) and point to a
-// skill folder (BR-15); no folder is walked twice. Problems with single
+// skill folder (BR-15); no folder is walked twice. A local skill folder is
+// identified once, at discovery (its real path and device/inode), and
+// every file is then read below that folder, only while it is still that
+// folder and never through a symbolic link at any level
+// ([skill.OpenFile]), issue 10 F2. A supporting file over MaxFileSize is
+// left out of its manifest and a skill whose SKILL.md is over
+// MaxSkillMDSize is skipped, each with a diagnostic, without reading them
+// (issue 10 F4). Problems with single
 // files or folders (unreadable, broken or unfollowed links, SKILL.md in
 // hidden folders) become Diagnostics; a missing root gives no skills and
 // one diagnostic, the only report of it. It returns an error only for a
@@ -337,6 +365,8 @@ type scanner struct {
 	bundled fs.FS
 	workers int
 	log     *slog.Logger
+	maxFile int64 // cap of a supporting file
+	maxMD   int64 // cap of a SKILL.md
 
 	mu sync.Mutex
 	// cache maps a source root key to the digests of its files, by path in
@@ -364,10 +394,18 @@ func newScanner(opts *HasherOptions) *scanner {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0) * 2
 	}
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = DefaultMaxFileSize
+	}
+	if o.MaxSkillMDSize <= 0 {
+		o.MaxSkillMDSize = DefaultMaxSkillMDSize
+	}
 	return &scanner{
 		bundled: o.Bundled,
 		workers: o.Workers,
 		log:     ensureLogger(o.Logger),
+		maxFile: o.MaxFileSize,
+		maxMD:   o.MaxSkillMDSize,
 		cache:   map[string]map[string]cacheEntry{},
 		dirs:    map[string]*dirCache{},
 	}
@@ -444,6 +482,7 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 			return out, nil
 		}
 		w.fsys = os.DirFS(root)
+		w.local = true
 		w.rootReal = root
 		if r, err := filepath.EvalSymlinks(root); err == nil {
 			w.rootReal = r
@@ -472,27 +511,7 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 		return out, fmt.Errorf("scanning source %s: %w", src.Location, err)
 	}
 
-	// Every file to describe, once, with whether its bytes are needed.
-	type want struct {
-		info fs.FileInfo
-		need bool
-	}
-	wants := map[string]*want{}
-	var order []string
-	add := func(p string, fi fs.FileInfo, need bool) {
-		if x, ok := wants[p]; ok {
-			x.need = x.need || need
-			return
-		}
-		wants[p] = &want{info: fi, need: need}
-		order = append(order, p)
-	}
-	for _, sk := range w.skills {
-		add(sk.md.path, sk.md.info, true)
-		for _, f := range sk.files {
-			add(f.path, f.info, false)
-		}
-	}
+	wants, order, over := s.wanted(&w)
 
 	s.mu.Lock()
 	old := s.cache[rootKey]
@@ -520,7 +539,7 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			e, err := hashFile(w.fsys, p, x.need)
+			e, err := hashWanted(w.fsys, p, x)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -544,65 +563,204 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 	s.mu.Unlock()
 
 	out.Diagnostics = w.diags
-	reported := map[string]bool{}
+	m := manifests{w: &w, fresh: fresh, failed: failed, over: over, reported: map[string]bool{}}
 	for _, sk := range w.skills {
-		mdFile := w.display(sk.md.path)
-		if err := failed[sk.md.path]; err != nil {
-			if !reported[sk.md.path] {
-				reported[sk.md.path] = true
-				out.Diagnostics = append(out.Diagnostics, events.Diagnostic{File: mdFile, Level: events.LevelError,
-					Message: fmt.Sprintf("skipped %s: cannot read it: %v", mdFile, err)})
-			}
-			continue
+		if ss, ok := m.skill(sk); ok {
+			out.Skills = append(out.Skills, ss)
 		}
-		md := fresh[sk.md.path]
-		first := events.File{Path: "SKILL.md", Digest: md.digest, Size: md.size, ModTime: md.modTime}
-		if base := path.Base(sk.md.path); base != "SKILL.md" {
-			first.DiskName = base
-		}
-		ss := events.ScannedSkill{Dir: w.display(sk.dir), RelDir: sk.rel, SkillMD: md.content, Files: []events.File{first}}
-		for _, f := range sk.files {
-			if err := failed[f.path]; err != nil {
-				if !reported[f.path] {
-					reported[f.path] = true
-					out.Diagnostics = append(out.Diagnostics, events.Diagnostic{File: w.display(f.path), Level: events.LevelWarn,
-						Message: fmt.Sprintf("cannot read %s: %v; left out of the manifest", w.display(f.path), err)})
-				}
-				continue
-			}
-			e := fresh[f.path]
-			ss.Files = append(ss.Files, events.File{Path: f.rel, Digest: e.digest, Size: e.size, ModTime: e.modTime})
-		}
-		out.Skills = append(out.Skills, ss)
 	}
+	out.Diagnostics = append(out.Diagnostics, m.diags...)
 	out.Hashed = hashed
 	out.ScannedAt = time.Now()
 	return out, nil
 }
 
-// hashFile reads the file at p and returns its digest and size, and its
-// bytes when keep is set.
-func hashFile(fsys fs.FS, p string, keep bool) (cacheEntry, error) {
-	f, err := fsys.Open(p)
+// want is one file a scan describes.
+type want struct {
+	info fs.FileInfo // from the folder listing
+	need bool        // its bytes are kept (a SKILL.md)
+	max  int64       // size cap
+	// dir is the real skill folder it is read from, with its identity, and
+	// rel its path there; dir is empty for the bundled source, whose files
+	// are read through the scan's file system.
+	dir string
+	id  events.FolderID
+	rel string
+}
+
+// overCap holds the diagnostics of the files left out for their size, by
+// path in the scan's file system: md for a SKILL.md (the skill is
+// skipped), file for a supporting file (left out of the manifest).
+type overCap struct {
+	md, file map[string]events.Diagnostic
+}
+
+// wanted lists every file the skills of w describe, once, in walk order,
+// with whether its bytes are needed, leaving out (with a diagnostic) every
+// file over its cap before anything is read: a skill whose SKILL.md is
+// over the cap contributes no file.
+func (s *scanner) wanted(w *walker) (map[string]*want, []string, overCap) {
+	wants := map[string]*want{}
+	over := overCap{md: map[string]events.Diagnostic{}, file: map[string]events.Diagnostic{}}
+	var order []string
+	add := func(sk *foundSkill, f foundFile, rel string, need bool) bool {
+		limit, o := s.maxFile, over.file
+		if need {
+			limit, o = s.maxMD, over.md
+		}
+		if f.info.Size() > limit {
+			o[f.path] = overCapDiag(w.display(f.path), f.info, limit, need)
+			return false
+		}
+		if x, ok := wants[f.path]; ok {
+			x.need = x.need || need
+			x.max = max(x.max, limit)
+			return true
+		}
+		wants[f.path] = &want{info: f.info, need: need, max: limit, dir: sk.real, id: sk.id, rel: rel}
+		order = append(order, f.path)
+		return true
+	}
+	for i := range w.skills {
+		sk := &w.skills[i]
+		if !add(sk, sk.md, path.Base(sk.md.path), true) {
+			continue
+		}
+		for _, f := range sk.files {
+			add(sk, f, f.rel, false)
+		}
+	}
+	return wants, order, over
+}
+
+// overCapDiag is the one finding about a file over its size cap.
+func overCapDiag(file string, fi fs.FileInfo, max int64, skillMD bool) events.Diagnostic {
+	version := fmt.Sprintf("%d@%d", fi.Size(), fi.ModTime().UnixNano())
+	if skillMD {
+		return events.Diagnostic{File: file, Level: events.LevelError, Version: version,
+			Message: fmt.Sprintf("skipped %s: it is %s, over the %s cap for SKILL.md (MAX_SKILL_MD_MB); the skill is not served and the file is not read", file, mebibytes(fi.Size()), mebibytes(max))}
+	}
+	return events.Diagnostic{File: file, Level: events.LevelWarn, Version: version,
+		Message: fmt.Sprintf("%s: %s, over the %s cap for a supporting file (MAX_FILE_SIZE_MB); left out of the manifest, not served and not read", file, mebibytes(fi.Size()), mebibytes(max))}
+}
+
+// mebibytes formats n bytes for a person: "256.00 MiB", or "1001 bytes"
+// below one MiB.
+func mebibytes(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+}
+
+// manifests turns the skills of one scan into [events.ScannedSkill]s,
+// collecting the diagnostics of the files left out, each once.
+type manifests struct {
+	w        *walker
+	fresh    map[string]cacheEntry
+	failed   map[string]error
+	over     overCap
+	reported map[string]bool
+	diags    []events.Diagnostic
+}
+
+// report adds d unless a finding about p was already added.
+func (m *manifests) report(p string, d events.Diagnostic) {
+	if !m.reported[p] {
+		m.reported[p] = true
+		m.diags = append(m.diags, d)
+	}
+}
+
+// skill returns the scanned skill sk, or false when it is skipped.
+func (m *manifests) skill(sk foundSkill) (events.ScannedSkill, bool) {
+	mdFile := m.w.display(sk.md.path)
+	if d, ok := m.over.md[sk.md.path]; ok {
+		m.report(sk.md.path, d)
+		return events.ScannedSkill{}, false
+	}
+	if err := m.failed[sk.md.path]; err != nil {
+		m.report(sk.md.path, events.Diagnostic{File: mdFile, Level: events.LevelError,
+			Message: fmt.Sprintf("skipped %s: cannot read it: %v", mdFile, err)})
+		return events.ScannedSkill{}, false
+	}
+	md := m.fresh[sk.md.path]
+	first := events.File{Path: "SKILL.md", Digest: md.digest, Size: md.size, ModTime: md.modTime}
+	if base := path.Base(sk.md.path); base != "SKILL.md" {
+		first.DiskName = base
+	}
+	ss := events.ScannedSkill{Dir: m.w.display(sk.dir), RelDir: sk.rel, RealDir: sk.real, DirID: sk.id,
+		SkillMD: md.content, Files: []events.File{first}}
+	for _, f := range sk.files {
+		if d, ok := m.over.file[f.path]; ok {
+			m.report(f.path, d)
+			continue
+		}
+		if err := m.failed[f.path]; err != nil {
+			file := m.w.display(f.path)
+			m.report(f.path, events.Diagnostic{File: file, Level: events.LevelWarn,
+				Message: fmt.Sprintf("cannot read %s: %v; left out of the manifest", file, err)})
+			continue
+		}
+		e := m.fresh[f.path]
+		ss.Files = append(ss.Files, events.File{Path: f.rel, Digest: e.digest, Size: e.size, ModTime: e.modTime})
+	}
+	return ss, true
+}
+
+// errGrew reports a file that grew over its cap while it was read.
+var errGrew = errors.New("grew over the size cap while it was read")
+
+// hashWanted reads the file x at p and returns its digest and size, and
+// its bytes when x.need is set. A local file is opened below its skill
+// folder's real path, only while that folder is the one discovery found,
+// and only when no component of its path is a symbolic link
+// ([skill.OpenFile]): a file reached through a link is never hashed. At
+// most x.max bytes are read.
+func hashWanted(fsys fs.FS, p string, x *want) (cacheEntry, error) {
+	if x.dir == "" {
+		f, err := fsys.Open(p)
+		if err != nil {
+			return cacheEntry{}, fmt.Errorf("opening %s: %w", p, err)
+		}
+		defer f.Close()
+		return digest(f, p, x.need, x.max)
+	}
+	root, err := skill.OpenDir(x.dir, x.id)
 	if err != nil {
-		return cacheEntry{}, fmt.Errorf("opening %s: %w", p, err)
+		return cacheEntry{}, err
+	}
+	defer root.Close()
+	f, fi, err := skill.OpenFile(root, x.rel)
+	if err != nil {
+		return cacheEntry{}, err
 	}
 	defer f.Close()
+	if fi.Size() > x.max {
+		return cacheEntry{}, fmt.Errorf("reading %s: %w (%s, cap %s)", p, errGrew, mebibytes(fi.Size()), mebibytes(x.max))
+	}
+	return digest(f, p, x.need, x.max)
+}
+
+// digest reads r (the file at p) to its end, or to max bytes, and returns
+// its digest and size, and its bytes when keep is set.
+func digest(r io.Reader, p string, keep bool, max int64) (cacheEntry, error) {
 	var e cacheEntry
 	h := sha256.New()
+	lr := io.LimitReader(r, max+1)
+	var err error
 	if keep {
-		b, err := io.ReadAll(f)
-		if err != nil {
-			return cacheEntry{}, fmt.Errorf("reading %s: %w", p, err)
-		}
-		h.Write(b)
-		e.content, e.size = b, int64(len(b))
+		e.content, err = io.ReadAll(lr)
+		h.Write(e.content)
+		e.size = int64(len(e.content))
 	} else {
-		n, err := io.Copy(h, f)
-		if err != nil {
-			return cacheEntry{}, fmt.Errorf("reading %s: %w", p, err)
-		}
-		e.size = n
+		e.size, err = io.Copy(h, lr)
+	}
+	if err != nil {
+		return cacheEntry{}, fmt.Errorf("reading %s: %w", p, err)
+	}
+	if e.size > max {
+		return cacheEntry{}, fmt.Errorf("reading %s: %w (cap %s)", p, errGrew, mebibytes(max))
 	}
 	e.digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	return e, nil
@@ -617,6 +775,9 @@ type walker struct {
 	// gives the same for a followed link. Together they key entered.
 	rootReal string
 	resolve  func(fsPath string) (string, error)
+	// local is set for a source on disk, whose skill folders are identified
+	// ([skill.Identify]) and read by their real path.
+	local bool
 
 	skills []foundSkill
 	warned map[string]bool
@@ -629,6 +790,8 @@ type walker struct {
 type foundSkill struct {
 	dir   string // path in fsys
 	rel   string // RelDir
+	real  string // the folder's real path; "" for the bundled source
+	id    events.FolderID
 	md    foundFile
 	files []foundFile
 }
@@ -742,7 +905,7 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 	}
 	if depth > 0 {
 		if md := skillMD(ents); md != nil {
-			w.addSkill(dir, rel, md)
+			w.addSkill(dir, rel, real, md)
 			inSkill = true
 		}
 	}
@@ -824,11 +987,13 @@ func (w *walker) followable(p string, depth int) (target string, ok bool) {
 	return target, true
 }
 
-// addSkill records the skill folder dir and lists its manifest. Two
-// folders with one RelDir (x and skills/x) are both kept: which one is
-// served is the catalog builder's call, made on names and URIs once the
-// frontmatter is read, so that a broken one never hides a good one.
-func (w *walker) addSkill(dir, rel string, md fs.DirEntry) {
+// addSkill records the skill folder dir, whose real path is real, and lists
+// its manifest. Two folders with one RelDir (x and skills/x) are both kept:
+// which one is served is the catalog builder's call, made on names and
+// URIs once the frontmatter is read, so that a broken one never hides a
+// good one. A local skill folder is identified here, once: every later
+// read opens real and checks it is still this folder (issue 10 F2).
+func (w *walker) addSkill(dir, rel, real string, md fs.DirEntry) {
 	mdPath := path.Join(dir, md.Name())
 	info, err := md.Info()
 	if err != nil {
@@ -836,6 +1001,14 @@ func (w *walker) addSkill(dir, rel string, md fs.DirEntry) {
 		return
 	}
 	sk := foundSkill{dir: dir, rel: rel, md: foundFile{path: mdPath, rel: "SKILL.md", info: info}}
+	if w.local {
+		id, err := skill.Identify(real)
+		if err != nil {
+			w.warn(w.display(dir), fmt.Sprintf("skill folder %s changed while it was scanned (%v); skipped until the next scan", w.display(dir), err))
+			return
+		}
+		sk.real, sk.id = real, id
+	}
 	w.list(dir, "", 0, md.Name(), &sk.files)
 	w.skills = append(w.skills, sk)
 }

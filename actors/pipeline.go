@@ -38,6 +38,10 @@ type PipelineOptions struct {
 	// RetryBackoff is the remote fetchers' wait before retrying a failed
 	// request, doubled per retry; 0 means 1 s. Tests shorten it.
 	RetryBackoff time.Duration
+	// MaxFileSize and MaxSkillMDSize are the hasher's size caps
+	// ([HasherOptions]); 0 means [DefaultMaxFileSize] and
+	// [DefaultMaxSkillMDSize].
+	MaxFileSize, MaxSkillMDSize int64
 }
 
 // Pipeline is the skill pipeline of [events.NewBus]: config → watcher →
@@ -103,7 +107,8 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 		p.runners = append(p.runners, NewWatcher(watcherIn, pub, &wo))
 	}
 	p.runners = append(p.runners,
-		NewHasher(hasherIn, pub, &HasherOptions{Bundled: o.Bundled, Changes: hasherChanges, Synced: hasherSynced, Logger: log.With("actor", "hasher")}),
+		NewHasher(hasherIn, pub, &HasherOptions{Bundled: o.Bundled, Changes: hasherChanges, Synced: hasherSynced, Logger: log.With("actor", "hasher"),
+			MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize}),
 		NewCatalogBuilder(catalogIn, pub, log.With("actor", "catalog")),
 		NewNotifierWithOptions(notifierIn, pub, &NotifierOptions{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)

@@ -28,6 +28,11 @@ type Skill struct {
 	Source Source `json:"source"`
 	// Dir is the skill folder (see [ScannedSkill.Dir]).
 	Dir string `json:"dir"`
+	// RealDir and DirID are the folder every read opens and the identity
+	// it must still have (see [ScannedSkill.RealDir]). An empty RealDir
+	// (a catalog recorded before they existed) means Dir.
+	RealDir string   `json:"real_dir,omitempty"`
+	DirID   FolderID `json:"dir_id"`
 	// Frontmatter is the SKILL.md frontmatter rendered verbatim as a JSON
 	// object (SEP2640-R28).
 	Frontmatter json.RawMessage `json:"frontmatter"`

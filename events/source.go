@@ -105,6 +105,17 @@ func (f File) OnDisk() string {
 	return f.Path
 }
 
+// FolderID identifies a folder on disk whatever its path: its device and
+// inode numbers. A folder renamed away and back keeps it; a folder swapped
+// for another one (or for a symbolic link to one) does not. The zero value
+// means unknown: the bundled source, or a platform without inode numbers.
+type FolderID struct {
+	// Dev is the device number of the file system holding the folder.
+	Dev uint64 `json:"dev"`
+	// Ino is the folder's inode number on that device.
+	Ino uint64 `json:"ino"`
+}
+
 // ScannedSkill is one folder holding a SKILL.md (or skill.md), as found by
 // the hasher. It is not yet validated: the catalog builder parses SkillMD.
 type ScannedSkill struct {
@@ -115,12 +126,21 @@ type ScannedSkill struct {
 	// ("acme/billing/refunds"). The container folders are all but its last
 	// segment.
 	RelDir string `json:"rel_dir"`
+	// RealDir is the skill folder of a local or remote source with every
+	// symbolic link resolved, as discovery found it (a linked skill folder
+	// in a source root is followed once, here). Every read opens this
+	// folder, never Dir. Empty for the bundled source.
+	RealDir string `json:"real_dir,omitempty"`
+	// DirID is the identity of RealDir when it was scanned: a read refuses
+	// a folder that is not this one any more. Zero for the bundled source.
+	DirID FolderID `json:"dir_id"`
 	// SkillMD is the raw content of the skill's SKILL.md, exactly the bytes
 	// Files[0] describes.
 	SkillMD []byte `json:"skill_md"`
 	// Files is the manifest: Files[0] is the SKILL.md, then every served
 	// supporting file (nested skills' files included, SEP2640-R25) in walk
-	// order. Hidden files, symlinks and node_modules are never in it.
+	// order. Hidden files, symlinks, node_modules and files over the
+	// hasher's size cap are never in it.
 	Files []File `json:"files"`
 }
 

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -122,8 +122,11 @@ func readHead(sk *events.Skill, f *events.File, bundled fs.FS) ([]byte, error) {
 }
 
 // openFile opens the manifest file f of sk: from bundled for a bundled
-// skill, else below sk.Dir through an [os.Root] (so no link leads out of the
-// skill folder), refusing a symlink or anything but a regular file.
+// skill, else through an [os.Root] on the skill folder as it was scanned
+// (its real path, refused when it is no longer the folder the scan
+// identified: errChanged), never through a symbolic link at any component
+// below it and only when the file opened is the regular file checked
+// (errNotFile otherwise), issue 10 F2.
 func openFile(sk *events.Skill, f *events.File, bundled fs.FS) (io.Reader, func(), error) {
 	rel := f.OnDisk()
 	if sk.Source.Kind == events.SourceBundled {
@@ -136,26 +139,26 @@ func openFile(sk *events.Skill, f *events.File, bundled fs.FS) (io.Reader, func(
 		}
 		return file, func() { file.Close() }, nil
 	}
-	root, err := os.OpenRoot(sk.Dir)
+	dir := sk.RealDir
+	if dir == "" {
+		dir = sk.Dir
+	}
+	root, err := skill.OpenDir(dir, sk.DirID)
+	if errors.Is(err, skill.ErrFolderChanged) {
+		return nil, nil, fmt.Errorf("skill folder %s changed since it was scanned: %w", sk.Dir, errChanged)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	local := filepath.FromSlash(rel)
-	fi, err := root.Lstat(local)
+	defer root.Close()
+	file, _, err := skill.OpenFile(root, rel)
+	if errors.Is(err, skill.ErrNotRegular) {
+		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(sk.Dir, filepath.FromSlash(rel)), errNotFile)
+	}
 	if err != nil {
-		root.Close()
 		return nil, nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		root.Close()
-		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(sk.Dir, local), errNotFile)
-	}
-	file, err := root.Open(local)
-	if err != nil {
-		root.Close()
-		return nil, nil, err
-	}
-	return file, func() { file.Close(); root.Close() }, nil
+	return file, func() { file.Close() }, nil
 }
 
 // readFile returns the bytes of the manifest file f of sk, which it reads at

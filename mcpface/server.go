@@ -78,8 +78,9 @@ type Options struct {
 	// catalog.
 	Static bool
 	// MaxFileSize caps, in bytes, the supporting files that skill-resource and
-	// resources/read serve; SKILL.md has no cap. If zero, defaults to
-	// [DefaultMaxFileSize].
+	// resources/read serve; SKILL.md is capped by the hasher, which also
+	// leaves files over this cap out of every manifest when given the same
+	// value (main passes both). If zero, defaults to [DefaultMaxFileSize].
 	MaxFileSize int64
 	// PageSize is the skills/list page size. If zero, defaults to
 	// [DefaultPageSize].

@@ -128,9 +128,11 @@ func TestFlagsAndEnv(t *testing.T) {
 	}
 }
 
-// TestMaxFileSize: MAX_FILE_SIZE_MB caps supporting files for
-// resources/read (-32603) and skill-resource (isError); SKILL.md has no cap
-// (reference §2.2, §3).
+// TestMaxFileSize: MAX_FILE_SIZE_MB caps supporting files; a file over the
+// cap is never listed (issue 10 F4, "never list what is not served"), so
+// resources/read answers -32602 and skill-resource an error, where before
+// it was listed and its read failed with -32603 "too large". SKILL.md has
+// its own cap (MAX_SKILL_MD_MB, 4 MiB), far above this one.
 func TestMaxFileSize(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "skills")
 	skill := filepath.Join(dir, "big")
@@ -141,14 +143,74 @@ func TestMaxFileSize(t *testing.T) {
 	os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte(body), 0o644)
 	os.WriteFile(filepath.Join(skill, "data.txt"), bytes.Repeat([]byte("y"), 3000), 0o644)
 	s := startServer(t, legacyVersion, t.TempDir(), []string{"MAX_FILE_SIZE_MB=0.001"}, "--tools=always", dir)
-	if _, _, err := s.readBytes("skill://skills/big/data.txt"); rpcCode(err) != -32603 {
-		t.Errorf("resources/read of a file over the cap: %v, want -32603", err)
+	if _, _, err := s.readBytes("skill://skills/big/data.txt"); rpcCode(err) != -32602 {
+		t.Errorf("resources/read of a file over the cap: %v, want -32602 (not listed)", err)
 	}
-	if res := s.callTool("skill-resource", map[string]any{"skill": "skills__big", "path": "data.txt"}); !res.IsError || !strings.Contains(textOf(res), "too large") {
-		t.Errorf("skill-resource over the cap = %q (isError %v), want a too-large error", textOf(res), res.IsError)
+	if res := s.callTool("skill-resource", map[string]any{"skill": "skills__big", "path": "data.txt"}); !res.IsError {
+		t.Errorf("skill-resource over the cap = %q (isError %v), want an error", textOf(res), res.IsError)
+	}
+	if e := s.entry("skill://skills/big/SKILL.md"); e == nil || len(e.Resources) != 1 {
+		t.Errorf("skills/list entry = %+v, want the SKILL.md only", e)
 	}
 	if b, _, err := s.readBytes("skill://skills/big/SKILL.md"); err != nil || string(b) != body {
 		t.Errorf("SKILL.md over the cap: %v, want it served whole", err)
+	}
+}
+
+// TestSizeCapsHugeFiles is issue 10 F4 end to end: a 256 MiB SKILL.md
+// and a 2 GiB supporting file (sparse) are never read: initialize answers,
+// the huge skill and the huge file are in no list, one line names each with
+// its size and cap, and validate reports them too.
+func TestSizeCapsHugeFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lib")
+	writeFile(t, filepath.Join(dir, "ok", "SKILL.md"), skillBody("ok", "Fine."))
+	writeFile(t, filepath.Join(dir, "ok", "small.md"), "small\n")
+	writeFile(t, filepath.Join(dir, "huge", "ref.md"), "never read\n")
+	for _, f := range []struct {
+		path string
+		size int64
+	}{{filepath.Join(dir, "huge", "SKILL.md"), 256 << 20}, {filepath.Join(dir, "ok", "big.bin"), 2 << 30}} {
+		fh, err := os.Create(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fh.Truncate(f.size); err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+	}
+	s := startServer(t, legacyVersion, t.TempDir(), nil, "--tools=always", dir)
+	var uris []string
+	for _, e := range s.listAll() {
+		for _, r := range e.Resources {
+			uris = append(uris, r.URI)
+		}
+	}
+	for _, r := range s.resources() {
+		uris = append(uris, r.URI)
+	}
+	for _, u := range uris {
+		if strings.Contains(u, "huge") || strings.Contains(u, "big.bin") {
+			t.Errorf("%s is listed", u)
+		}
+	}
+	if e := s.entry("skill://lib/ok/SKILL.md"); e == nil || len(e.Resources) != 2 {
+		t.Errorf("skill ok = %+v, want SKILL.md and small.md", e)
+	}
+	stderr := s.close()
+	for _, want := range []string{"huge/SKILL.md: it is 256.00 MiB, over the 4.00 MiB cap", "big.bin: 2048.00 MiB, over the 1.00 MiB cap"} {
+		if strings.Count(stderr, want) != 1 {
+			t.Errorf("stderr has %d lines with %q, want 1:\n%s", strings.Count(stderr, want), want, stderr)
+		}
+	}
+	out, _, err := runRaw(t, "", nil, "validate", dir)
+	if err == nil || !strings.Contains(out, "big.bin: 2048.00 MiB") || !strings.Contains(out, "huge/SKILL.md: skipped: it is 256.00 MiB") {
+		t.Errorf("validate = %v:\n%s\nwant big.bin and huge/SKILL.md reported, and an error", err, out)
+	}
+	// The flag beats the default: a 10-byte cap skips every skill.
+	out, _, _ = runRaw(t, "", nil, "validate", "--max-skill-md-mb=0.00001", dir)
+	if !strings.Contains(out, "ok/SKILL.md: skipped: it is") || !strings.Contains(out, "over the 10 bytes cap") {
+		t.Errorf("validate --max-skill-md-mb=0.00001:\n%s\nwant ok/SKILL.md skipped over the 10 bytes cap", out)
 	}
 }
 
