@@ -68,8 +68,10 @@ type HTTPOptions struct {
 	// [DefaultMaxBodyBytes].
 	MaxBodyBytes int64
 	// MaxConcurrent caps the POST /mcp requests handled at once: reading
-	// the body, checking it and answering it. If zero or negative, defaults
-	// to [DefaultMaxConcurrent].
+	// the body, checking it and answering it. Of these, at most 2 may have
+	// a body over 64 KiB (or of unknown length), which costs the SDK
+	// megabytes to decode. If zero or negative, defaults to
+	// [DefaultMaxConcurrent].
 	MaxConcurrent int
 	// MaxQueued caps the requests that wait for a slot when MaxConcurrent
 	// are being handled; one more gets 503 with Retry-After at once. A
@@ -144,8 +146,8 @@ func (f *Facade) HTTPHandler(opts *HTTPOptions) http.Handler {
 		loopback: o.Loopback,
 		origins:  make(map[string]bool),
 		maxBody:  o.MaxBodyBytes,
-		slots:    make(chan struct{}, o.MaxConcurrent),
-		maxQueue: int64(o.MaxQueued),
+		slots:    newSemaphore(o.MaxConcurrent, o.MaxQueued),
+		large:    newSemaphore(min(maxLargeConcurrent, o.MaxConcurrent), o.MaxQueued),
 	}
 	for _, a := range o.AllowedOrigins {
 		key, ok := originKey(a)
@@ -182,10 +184,8 @@ type httpHandler struct {
 	origins  map[string]bool // originKey of each allowed origin
 	maxBody  int64
 	sdk      *mcp.StreamableHTTPHandler
-	slots    chan struct{} // one token per request being handled
-	maxQueue int64
-
-	queued atomic.Int64 // requests waiting for a slot
+	slots    *semaphore // every POST /mcp being handled
+	large    *semaphore // those among them with a body over largeBody
 
 	// buildMu serialises building the server of a new catalog version, so
 	// that concurrent requests build it once.
@@ -281,10 +281,10 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Request body exceeds %d bytes", h.maxBody), nil)
 		return
 	}
-	release, ok := h.acquire(r.Context())
+	release, ok := h.admit(r)
 	if !ok {
 		w.Header().Set("Retry-After", "1")
-		writeRPCError(w, http.StatusServiceUnavailable, nil, jsonrpc.CodeInternalError, fmt.Sprintf("Server busy: %d requests are being handled; retry shortly", cap(h.slots)), nil)
+		writeRPCError(w, http.StatusServiceUnavailable, nil, jsonrpc.CodeInternalError, fmt.Sprintf("Server busy: %d requests are being handled; retry shortly", cap(h.slots.c)), nil)
 		return
 	}
 	defer release()
@@ -413,26 +413,67 @@ func echoID(id json.RawMessage) json.RawMessage {
 	return nil
 }
 
-// acquire takes a slot for one request, waiting in the queue when every
-// slot is taken and the queue has room, until a slot frees, ctx is done or
-// maxQueueWait passes. It reports false when the request gets no slot; else
-// the caller must call release once it is done.
-func (h *httpHandler) acquire(ctx context.Context) (release func(), ok bool) {
-	release = func() { <-h.slots }
+// largeBody is the body size above which a request also needs one of the
+// maxLargeConcurrent slots. A request to this server is a few hundred bytes;
+// a body of megabytes costs the SDK several copies and decodings of it, so
+// only a few such may be handled at once, whatever the core count.
+const (
+	largeBody          = 64 << 10
+	maxLargeConcurrent = 2
+)
+
+// admit takes the slots r needs: one of MaxConcurrent, and first one of the
+// large slots when its body is over largeBody or of unknown length. It
+// reports false when r gets none; else the caller must call release once
+// done.
+func (h *httpHandler) admit(r *http.Request) (release func(), ok bool) {
+	if r.ContentLength >= 0 && r.ContentLength <= largeBody {
+		return h.slots.acquire(r.Context())
+	}
+	releaseLarge, ok := h.large.acquire(r.Context())
+	if !ok {
+		return nil, false
+	}
+	releaseSlot, ok := h.slots.acquire(r.Context())
+	if !ok {
+		releaseLarge()
+		return nil, false
+	}
+	return func() { releaseSlot(); releaseLarge() }, true
+}
+
+// semaphore hands out a fixed number of slots, with a bounded queue of
+// waiters.
+type semaphore struct {
+	c        chan struct{} // one token per slot taken
+	maxQueue int64
+	queued   atomic.Int64
+}
+
+func newSemaphore(slots, maxQueue int) *semaphore {
+	return &semaphore{c: make(chan struct{}, slots), maxQueue: int64(maxQueue)}
+}
+
+// acquire takes a slot, waiting in the queue when every slot is taken and
+// the queue has room, until a slot frees, ctx is done or maxQueueWait
+// passes. It reports false when it got no slot; else the caller must call
+// release once.
+func (s *semaphore) acquire(ctx context.Context) (release func(), ok bool) {
+	release = func() { <-s.c }
 	select {
-	case h.slots <- struct{}{}:
+	case s.c <- struct{}{}:
 		return release, true
 	default:
 	}
-	if h.queued.Add(1) > h.maxQueue {
-		h.queued.Add(-1)
+	if s.queued.Add(1) > s.maxQueue {
+		s.queued.Add(-1)
 		return nil, false
 	}
-	defer h.queued.Add(-1)
+	defer s.queued.Add(-1)
 	t := time.NewTimer(maxQueueWait)
 	defer t.Stop()
 	select {
-	case h.slots <- struct{}{}:
+	case s.c <- struct{}{}:
 		return release, true
 	case <-ctx.Done():
 	case <-t.C:
