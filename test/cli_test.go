@@ -89,6 +89,10 @@ func TestFlagsAndEnv(t *testing.T) {
 		{name: "static=false beats env", args: []string{"--static=false"}, env: []string{"SKILLJACK_STATIC=1"}, wantTools: true, wantInstr: true, wantList: true},
 		{name: "unknown flag", args: []string{"--frobnicate"}, wantTools: true, wantInstr: true, wantWarn: "--frobnicate", wantList: true},
 		{name: "bad MAX_FILE_SIZE_MB", env: []string{"MAX_FILE_SIZE_MB=lots"}, wantTools: true, wantInstr: true, wantWarn: "MAX_FILE_SIZE_MB", wantList: true},
+		// issue 10 F3: the HTTP concurrency bound is a whole number > 0.
+		{name: "bad SKILLJACK_HTTP_MAX_CONCURRENT", env: []string{"SKILLJACK_HTTP_MAX_CONCURRENT=lots"}, wantTools: true, wantInstr: true, wantWarn: "SKILLJACK_HTTP_MAX_CONCURRENT", wantList: true},
+		{name: "bad --http-max-concurrent", args: []string{"--http-max-concurrent=0"}, wantTools: true, wantInstr: true, wantWarn: "--http-max-concurrent", wantList: true},
+		{name: "good --http-max-concurrent", args: []string{"--http-max-concurrent=3"}, wantTools: true, wantInstr: true, wantList: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startServer(t, legacyVersion, dir, tc.env, tc.args...)
