@@ -369,7 +369,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	defer bus.Close()
 	var pub message.Publisher = bus
 	if set.trace != "" {
-		f, err := os.Create(set.trace)
+		f, err := events.CreateTraceFile(set.trace)
 		if err != nil {
 			return fmt.Errorf("opening trace file: %w", err)
 		}
