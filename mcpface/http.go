@@ -387,6 +387,7 @@ func checkBody(body []byte) (id json.RawMessage, tooLong, invalid *jsonrpc.Error
 // copying its value.
 type present bool
 
+// UnmarshalJSON records that the member was there.
 func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
 
 // shortRaw holds a JSON value's length, and the value itself when it is at
@@ -396,6 +397,7 @@ type shortRaw struct {
 	n   int
 }
 
+// UnmarshalJSON records b's length and keeps b if it is short.
 func (s *shortRaw) UnmarshalJSON(b []byte) error {
 	s.n = len(b)
 	if s.n <= maxIDBytes {

@@ -43,6 +43,7 @@ func clip(s string) string {
 // of any other JSON value), read without copying a value under the cap.
 type sizedString int
 
+// UnmarshalJSON records the length of b's value.
 func (s *sizedString) UnmarshalJSON(b []byte) error {
 	// A JSON string decodes to at most its raw length less the quotes, so
 	// only a long one needs decoding to be measured exactly.
