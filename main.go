@@ -75,6 +75,7 @@ type settings struct {
 	httpPort    int           // 0 picks a free port
 	httpHost    string
 	httpOrigins []string // extra allowed Origins
+	httpMaxConc int      // requests handled at once; 0 means mcpface.DefaultMaxConcurrent
 	logLevel    slog.Level
 	showVersion bool
 	showHelp    bool
@@ -111,7 +112,7 @@ func isTrue(v string) bool {
 func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 	s := settings{logLevel: slog.LevelInfo}
 	var warnings []string
-	var toolsFlag, catalogFlag, traceFlag, reconcileFlag, httpFlag, hostFlag, originsFlag, skillMDFlag string
+	var toolsFlag, catalogFlag, traceFlag, reconcileFlag, httpFlag, hostFlag, originsFlag, skillMDFlag, maxConcFlag string
 	httpGiven := false
 	if len(args) > 0 && args[0] == "validate" {
 		s.validate = true
@@ -175,6 +176,8 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 			hostFlag = value
 		case name == "--http-allowed-origins" && hasValue:
 			originsFlag = value
+		case name == "--http-max-concurrent" && hasValue:
+			maxConcFlag = value
 		default:
 			warnings = append(warnings, fmt.Sprintf("unknown flag %q ignored", a))
 		}
@@ -254,6 +257,7 @@ func parseArgs(args []string, getenv func(string) string) (settings, []string) {
 			s.httpOrigins = append(s.httpOrigins, o)
 		}
 	}
+	s.httpMaxConc = pickMaxConcurrent(maxConcFlag, getenv("SKILLJACK_HTTP_MAX_CONCURRENT"), &warnings)
 	if v := getenv("SKILLJACK_LOG_LEVEL"); v != "" {
 		if err := s.logLevel.UnmarshalText([]byte(v)); err != nil {
 			warnings = append(warnings, fmt.Sprintf("SKILLJACK_LOG_LEVEL=%q is not debug, info, warn or error; using info", v))
@@ -277,6 +281,25 @@ func megabytesSetting(name, v string, def int64, warnings *[]string) int64 {
 		return def << 20
 	}
 	return max(int64(mb*(1<<20)), 1)
+}
+
+// pickMaxConcurrent returns the flag value, else the env value, of the HTTP
+// concurrency bound: a whole number > 0. A bad value warns and falls through
+// to the next choice; 0 means the default.
+func pickMaxConcurrent(flagVal, envVal string, warnings *[]string) int {
+	for _, c := range []struct{ name, val string }{{"--http-max-concurrent", flagVal}, {"SKILLJACK_HTTP_MAX_CONCURRENT", envVal}} {
+		v := strings.TrimSpace(c.val)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			*warnings = append(*warnings, fmt.Sprintf("%s=%q is not a whole number > 0; using %d (4 per CPU)", c.name, c.val, mcpface.DefaultMaxConcurrent()))
+			continue
+		}
+		return n
+	}
+	return 0
 }
 
 // pickEnum returns the flag value, else the env value, else def, each
@@ -317,6 +340,8 @@ Flags:
                                             (env SKILLJACK_HTTP_PORT, SKILLJACK_HTTP=true for port 3000)
   --http-host=HOST                          address to bind (default 127.0.0.1; env SKILLJACK_HTTP_HOST)
   --http-allowed-origins=O1,O2              browser Origins allowed besides localhost (env SKILLJACK_HTTP_ALLOWED_ORIGINS)
+  --http-max-concurrent=N                   HTTP requests handled at once, more wait or get 503 (default 4 per CPU;
+                                            env SKILLJACK_HTTP_MAX_CONCURRENT)
   --trace=FILE                              record every bus event as JSON lines (env SKILLJACK_TRACE)
   --reconcile-interval-ms=MS                rescan period behind the file watcher, 0 = off (env SKILLJACK_RECONCILE_INTERVAL_MS)
   --max-skill-md-mb=MB                      largest SKILL.md read; a larger one skips its skill (default 4; env MAX_SKILL_MD_MB)
@@ -364,7 +389,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	defer bus.Close()
 	var pub message.Publisher = bus
 	if set.trace != "" {
-		f, err := os.Create(set.trace)
+		f, err := events.CreateTraceFile(set.trace)
 		if err != nil {
 			return fmt.Errorf("opening trace file: %w", err)
 		}
@@ -485,6 +510,7 @@ func serveHTTP(ctx context.Context, facade *mcpface.Facade, cfg actors.Config, s
 		Handler: facade.HTTPHandler(&mcpface.HTTPOptions{
 			Loopback:       loopback,
 			AllowedOrigins: set.httpOrigins,
+			MaxConcurrent:  set.httpMaxConc,
 		}),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		ReadTimeout:       httpReadTimeout,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -174,16 +176,71 @@ func LoadConfig(opts ConfigOptions) (Config, error) {
 	return cfg, nil
 }
 
+// MaxConfigBytes caps the config file. It holds a few lists and flags; a
+// megabyte is thousands of entries, and the cap keeps a mistaken link to a
+// log or a device from filling memory.
+const MaxConfigBytes = 1 << 20
+
+// readRegularFile returns the contents of path, without a leading UTF-8
+// BOM, if it is a regular file (a link to one is followed) of at most limit
+// bytes. A FIFO, device, socket or folder is refused before it is opened
+// and again after (a FIFO swapped in between does not block the open), so
+// that reading never waits on a writer or reads without end. A missing file
+// returns an error matching [fs.ErrNotExist].
+func readRegularFile(path string, limit int64) ([]byte, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fileKind(fi.Mode()))
+	}
+	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer fd.Close()
+	fi, err := fd.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fileKind(fi.Mode()))
+	}
+	b, err := io.ReadAll(io.LimitReader(fd, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return bytes.TrimPrefix(b, utf8BOM), nil
+}
+
+// fileKind names the type of a file that is not regular.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "type " + m.Type().String()
+}
+
 // readConfigFile returns the usable parts of the config file: nothing when
-// it is missing, or cannot be read or parsed as a JSON object (then with a
-// warning). A key holding the wrong type, a skillDirectories entry that is
+// it is missing, or is not a regular file of at most [MaxConfigBytes], or
+// cannot be read or parsed as a JSON object (then with a warning naming the
+// file and the reason). A leading UTF-8 BOM is ignored. A key holding the wrong type, a skillDirectories entry that is
 // not a non-empty string and an override flag that is not a boolean are
 // each left out with one warning naming the file and the key (reference
 // §2.3: only strings and booleans are kept). Keys this release does not
 // read are ignored.
 func readConfigFile(path string, log *slog.Logger) configFile {
 	f := configFile{overrides: map[string]events.Override{}}
-	b, err := os.ReadFile(path)
+	b, err := readRegularFile(path, MaxConfigBytes)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			log.Warn("cannot read config file; using defaults", "path", path, "error", err)

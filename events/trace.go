@@ -2,10 +2,14 @@ package events
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -85,6 +89,81 @@ func (t *TracePublisher) Flush() error {
 
 // Close flushes the trace. It does not close next.
 func (t *TracePublisher) Close() error { return t.Flush() }
+
+// ErrNotTrace is returned, wrapped, by [CreateTraceFile] for an existing
+// file that is not a trace.
+var ErrNotTrace = errors.New("events: not a skilljack trace")
+
+// CreateTraceFile returns a new, empty file at path for a [TracePublisher];
+// the caller closes it. The file is created under a fresh name in path's
+// folder (exclusively, mode 0600) and renamed to path, so that nothing is
+// ever written through a link or into another file's bytes. What was at
+// path is replaced only if it is a trace: a regular file that is empty or
+// whose first line is a [TraceLine]. A symbolic link, anything that is not
+// a regular file, and a file holding anything else are refused with an
+// error naming path (for the last, wrapping [ErrNotTrace]) and left as they
+// are.
+func CreateTraceFile(path string) (*os.File, error) {
+	if err := checkTraceTarget(path); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("creating trace file: %w", err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("creating trace file: %w", err)
+	}
+	return f, nil
+}
+
+// checkTraceTarget returns nil if path does not exist or holds a trace that
+// may be replaced, else why not.
+func checkTraceTarget(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("checking trace file: %w", err)
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("trace file %s is a symbolic link; traces are written only to a regular file, choose another file", path)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("trace file %s is not a regular file; choose another file", path)
+	case fi.Size() == 0:
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("checking trace file: %w", err)
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	if fi2, err := f.Stat(); err != nil || !os.SameFile(fi, fi2) || !isTraceStart(head[:n]) {
+		return fmt.Errorf("%w: %s exists and is not a skilljack trace; choose another file", ErrNotTrace, path)
+	}
+	return nil
+}
+
+// isTraceStart reports whether b starts as a line written by
+// [TracePublisher] does: {"time":"<RFC 3339 time>","topic":"….
+func isTraceStart(b []byte) bool {
+	rest, ok := bytes.CutPrefix(b, []byte(`{"time":"`))
+	if !ok {
+		return false
+	}
+	ts, rest, ok := bytes.Cut(rest, []byte(`"`))
+	if !ok {
+		return false
+	}
+	if _, err := time.Parse(time.RFC3339Nano, string(ts)); err != nil {
+		return false
+	}
+	return bytes.HasPrefix(rest, []byte(`,"topic":"`))
+}
 
 // ReplayOptions narrows [Replay]. A nil *ReplayOptions replays everything.
 type ReplayOptions struct {

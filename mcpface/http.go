@@ -10,13 +10,17 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -63,7 +67,31 @@ type HTTPOptions struct {
 	// MaxBodyBytes caps a request body. If zero or negative, defaults to
 	// [DefaultMaxBodyBytes].
 	MaxBodyBytes int64
+	// MaxConcurrent caps the POST /mcp requests handled at once: reading
+	// the body, checking it and answering it. Of these, at most 2 may have
+	// a body over 64 KiB (or of unknown length), which costs the SDK
+	// megabytes to decode. If zero or negative, defaults to
+	// [DefaultMaxConcurrent].
+	MaxConcurrent int
+	// MaxQueued caps the requests that wait for a slot when MaxConcurrent
+	// are being handled; one more gets 503 with Retry-After at once. A
+	// waiting request holds no body in memory (it is read only once the
+	// request has a slot). If zero, defaults to 64 × MaxConcurrent;
+	// negative means none wait.
+	MaxQueued int
 }
+
+// DefaultMaxConcurrent returns the default [HTTPOptions.MaxConcurrent]:
+// 4 × GOMAXPROCS. Answering a request is CPU work on bytes in memory, so
+// more in flight than a few per core only adds memory (each may hold a body
+// of up to [HTTPOptions.MaxBodyBytes] and the SDK's decoded copies of it),
+// not throughput.
+func DefaultMaxConcurrent() int { return 4 * runtime.GOMAXPROCS(0) }
+
+// maxQueueWait bounds how long a queued request waits for a slot before it
+// gets 503: a request stuck that long behind slow bodies is better retried
+// than held until the client gives up.
+const maxQueueWait = 10 * time.Second
 
 // HTTPHandler returns the stateless Streamable HTTP handler: POST /mcp for
 // MCP (both protocol eras), GET /healthz for load balancers. Until the first
@@ -79,11 +107,17 @@ type HTTPOptions struct {
 // skills extension; a 2025-11-25 request carries no capabilities, so there
 // it behaves as "always".
 //
-// Before the SDK sees a request, the handler answers: 404 for any other path,
-// 403 for a present Origin that is not allowed, 405 with Allow for any other
-// HTTP method, 415 for a Content-Type other than application/json, 413 for a
-// body over the cap, 400 -32700 for a body that is not JSON, 400 -32600 for a
-// batch or any other non-object, 400 -32022 (data {supported, requested})
+// Before the SDK sees a request, the handler answers, on every path: 403 for
+// a request that arrived on a loopback address with a Host header that is
+// not loopback (the go-sdk's DNS-rebinding rule) and 403 for a present Origin
+// that is not allowed; then 404 for any other path, 405 with Allow for any
+// other HTTP method, 415 for a Content-Type other than application/json, 413
+// for a body over the cap, 503 with Retry-After when MaxConcurrent requests
+// are being handled and MaxQueued already wait (or a queued one waited too
+// long), 400 -32700 for a body that is not JSON, 400 -32600 for a batch, any
+// other non-object or an id over 1 KiB, -32602 (400 on 2026-07-28, else 200)
+// for a URI, name or argument over [MaxParamBytes], 400 -32022 (data
+// {supported, requested})
 // for an MCP-Protocol-Version the SDK does not speak, and 400 -32020 for an
 // Mcp-Method or Mcp-Name header that is repeated, holds control characters,
 // or is a malformed =?base64?…?= sentinel (a well-formed one is decoded
@@ -97,12 +131,23 @@ func (f *Facade) HTTPHandler(opts *HTTPOptions) http.Handler {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = DefaultMaxConcurrent()
+	}
+	switch {
+	case o.MaxQueued == 0:
+		o.MaxQueued = 64 * o.MaxConcurrent
+	case o.MaxQueued < 0:
+		o.MaxQueued = 0
+	}
 	h := &httpHandler{
 		f:        f,
 		log:      f.log.With("transport", "http"),
 		loopback: o.Loopback,
 		origins:  make(map[string]bool),
 		maxBody:  o.MaxBodyBytes,
+		slots:    newSemaphore(o.MaxConcurrent, o.MaxQueued),
+		large:    newSemaphore(min(maxLargeConcurrent, o.MaxConcurrent), o.MaxQueued),
 	}
 	for _, a := range o.AllowedOrigins {
 		key, ok := originKey(a)
@@ -139,6 +184,8 @@ type httpHandler struct {
 	origins  map[string]bool // originKey of each allowed origin
 	maxBody  int64
 	sdk      *mcp.StreamableHTTPHandler
+	slots    *semaphore // every POST /mcp being handled
+	large    *semaphore // those among them with a body over largeBody
 
 	// buildMu serialises building the server of a new catalog version, so
 	// that concurrent requests build it once.
@@ -170,8 +217,12 @@ func (h *httpHandler) server(s *snapshot) *mcp.Server {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if badHost(r) {
+		writeRPCError(w, http.StatusForbidden, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Forbidden: invalid Host header %q", clip(r.Host)), nil)
+		return
+	}
 	if origin, ok := h.badOrigin(r.Header.Values("Origin")); ok {
-		writeRPCError(w, http.StatusForbidden, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Forbidden: origin %q is not allowed", origin), nil)
+		writeRPCError(w, http.StatusForbidden, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Forbidden: origin %q is not allowed", clip(origin)), nil)
 		return
 	}
 	switch r.URL.Path {
@@ -230,7 +281,14 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Request body exceeds %d bytes", h.maxBody), nil)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	release, ok := h.admit(r)
+	if !ok {
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, nil, jsonrpc.CodeInternalError, fmt.Sprintf("Server busy: %d requests are being handled; retry shortly", cap(h.slots.c)), nil)
+		return
+	}
+	defer release()
+	body, err := readBody(w, r, h.maxBody)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -240,12 +298,22 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "Reading request body: "+err.Error(), nil)
 		return
 	}
-	id, rpcErr := checkBody(body)
+	id, tooLong, rpcErr := checkBody(body)
 	if rpcErr == nil {
 		rpcErr = checkHeaders(r.Header)
 	}
 	if rpcErr != nil {
 		writeRPCError(w, http.StatusBadRequest, id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		return
+	}
+	if tooLong != nil {
+		// As the SDK answers -32602: 400 on 2026-07-28 (SEP-2575), else a
+		// JSON-RPC error in a 200.
+		status := http.StatusOK
+		if r.Header.Get(headerProtocolVersion) >= "2026-07-28" {
+			status = http.StatusBadRequest
+		}
+		writeRPCError(w, status, id, tooLong.Code, tooLong.Message, nil)
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -256,33 +324,86 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	jw.finish()
 }
 
-// checkBody accepts one JSON object and returns its id (nil if it has none):
-// -32700 for a body that is not JSON, -32600 for a batch (BASE-R44) or any
-// other value.
-func checkBody(body []byte) (json.RawMessage, *jsonrpc.Error) {
+// maxIDBytes caps the JSON of a request id. Ids are numbers or short
+// strings; a longer one would be echoed in every answer.
+const maxIDBytes = 1024
+
+// readBody reads r's body, at most limit bytes: into one buffer of the
+// announced length when there is one, so a body is held once, not in the
+// doubling buffers of [io.ReadAll].
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	rd := http.MaxBytesReader(w, r.Body, limit)
+	if r.ContentLength < 0 {
+		return io.ReadAll(rd)
+	}
+	b := make([]byte, r.ContentLength)
+	if _, err := io.ReadFull(rd, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// checkBody accepts one JSON object and returns its id (nil if it has none),
+// and in tooLong the -32602 answer when a URI, name or argument of its
+// params is over [MaxParamBytes]. In invalid: -32700 for a body that is not
+// JSON, -32600 for a batch (BASE-R44), any other value, or an id over
+// maxIDBytes. It decodes the body once and copies nothing of it but a short
+// id.
+func checkBody(body []byte) (id json.RawMessage, tooLong, invalid *jsonrpc.Error) {
 	if !json.Valid(body) {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: the body is not valid JSON"}
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: the body is not valid JSON"}
 	}
 	switch bytes.TrimLeft(body, " \t\r\n")[0] {
 	case '[':
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: batches are not supported; send one JSON-RPC message per POST"}
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: batches are not supported; send one JSON-RPC message per POST"}
 	case '{':
 	default:
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the body must be one JSON-RPC message object"}
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the body must be one JSON-RPC message object"}
 	}
 	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
+		ID     shortRaw   `json:"id"`
+		Method present    `json:"method"`
+		Result present    `json:"result"`
+		Error  present    `json:"error"`
+		Params paramProbe `json:"params"`
 	}
-	if json.Unmarshal(body, &msg) != nil {
-		return nil, nil
+	// A params member of the wrong shape is a type error after which the
+	// rest is still decoded; the SDK answers the shape itself.
+	var te *json.UnmarshalTypeError
+	if err := json.Unmarshal(body, &msg); err != nil && !errors.As(err, &te) {
+		return nil, nil, nil
 	}
-	if msg.Method == nil && msg.Result == nil && msg.Error == nil {
-		return echoID(msg.ID), &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a message needs a method (request or notification), or a result or error (response)"}
+	if msg.ID.n > maxIDBytes {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: the id is %d bytes; the limit is %d", msg.ID.n, maxIDBytes)}
 	}
-	return echoID(msg.ID), nil
+	id = echoID(msg.ID.raw)
+	if !msg.Method && !msg.Result && !msg.Error {
+		return id, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a message needs a method (request or notification), or a result or error (response)"}
+	}
+	return id, msg.Params.err(), nil
+}
+
+// present records that a JSON member was there, even as null, without
+// copying its value.
+type present bool
+
+// UnmarshalJSON records that the member was there.
+func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
+
+// shortRaw holds a JSON value's length, and the value itself when it is at
+// most maxIDBytes long.
+type shortRaw struct {
+	raw json.RawMessage
+	n   int
+}
+
+// UnmarshalJSON records b's length and keeps b if it is short.
+func (s *shortRaw) UnmarshalJSON(b []byte) error {
+	s.n = len(b)
+	if s.n <= maxIDBytes {
+		s.raw = bytes.Clone(b)
+	}
+	return nil
 }
 
 // echoID returns id when it is a string or number (the only request ids
@@ -292,6 +413,95 @@ func echoID(id json.RawMessage) json.RawMessage {
 		return id
 	}
 	return nil
+}
+
+// largeBody is the body size above which a request also needs one of the
+// maxLargeConcurrent slots. A request to this server is a few hundred bytes;
+// a body of megabytes costs the SDK several copies and decodings of it, so
+// only a few such may be handled at once, whatever the core count.
+const (
+	largeBody          = 64 << 10
+	maxLargeConcurrent = 2
+)
+
+// admit takes the slots r needs: one of MaxConcurrent, and first one of the
+// large slots when its body is over largeBody or of unknown length. It
+// reports false when r gets none; else the caller must call release once
+// done.
+func (h *httpHandler) admit(r *http.Request) (release func(), ok bool) {
+	if r.ContentLength >= 0 && r.ContentLength <= largeBody {
+		return h.slots.acquire(r.Context())
+	}
+	releaseLarge, ok := h.large.acquire(r.Context())
+	if !ok {
+		return nil, false
+	}
+	releaseSlot, ok := h.slots.acquire(r.Context())
+	if !ok {
+		releaseLarge()
+		return nil, false
+	}
+	return func() { releaseSlot(); releaseLarge() }, true
+}
+
+// semaphore hands out a fixed number of slots, with a bounded queue of
+// waiters.
+type semaphore struct {
+	c        chan struct{} // one token per slot taken
+	maxQueue int64
+	queued   atomic.Int64
+}
+
+func newSemaphore(slots, maxQueue int) *semaphore {
+	return &semaphore{c: make(chan struct{}, slots), maxQueue: int64(maxQueue)}
+}
+
+// acquire takes a slot, waiting in the queue when every slot is taken and
+// the queue has room, until a slot frees, ctx is done or maxQueueWait
+// passes. It reports false when it got no slot; else the caller must call
+// release once.
+func (s *semaphore) acquire(ctx context.Context) (release func(), ok bool) {
+	release = func() { <-s.c }
+	select {
+	case s.c <- struct{}{}:
+		return release, true
+	default:
+	}
+	if s.queued.Add(1) > s.maxQueue {
+		s.queued.Add(-1)
+		return nil, false
+	}
+	defer s.queued.Add(-1)
+	t := time.NewTimer(maxQueueWait)
+	defer t.Stop()
+	select {
+	case s.c <- struct{}{}:
+		return release, true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return nil, false
+}
+
+// badHost applies the go-sdk's DNS-rebinding rule to every path: a request
+// that arrived on a loopback address must name a loopback host.
+func badHost(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && local != nil && isLoopback(local.String()) && !isLoopback(r.Host)
+}
+
+// isLoopback reports whether addr (host, host:port or [v6]:port) names
+// localhost or a loopback IP, as the go-sdk decides it.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // checkHeaders applies the header rules the SDK leaves out (BASE-R49..R51):
@@ -308,7 +518,7 @@ func checkHeaders(h http.Header) *jsonrpc.Error {
 	supported := mcp.SupportedProtocolVersions()
 	if len(versions) > 1 || !slices.Contains(supported, versions[0]) {
 		data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: supported, Requested: strings.Join(versions, ", ")})
-		return &jsonrpc.Error{Code: codeUnsupportedVersion, Message: fmt.Sprintf("Unsupported protocol version %q", strings.Join(versions, ", ")), Data: data}
+		return &jsonrpc.Error{Code: codeUnsupportedVersion, Message: fmt.Sprintf("Unsupported protocol version %q", clip(strings.Join(versions, ", "))), Data: data}
 	}
 	if versions[0] < "2026-07-28" {
 		return nil

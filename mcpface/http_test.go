@@ -434,6 +434,9 @@ func TestHTTPRejections(t *testing.T) {
 		{name: "extra origin", method: "POST", path: "/mcp", headers: map[string]string{"Origin": "https://app.example.com:443"}, body: initReq, wantStatus: 200},
 		{name: "extra origin with port", method: "POST", path: "/mcp", headers: map[string]string{"Origin": "HTTP://TOOL.example:8080"}, body: initReq, wantStatus: 200},
 		{name: "DNS rebinding host (SDK)", method: "POST", path: "/mcp", host: "evil.example", body: initReq, wantStatus: 403, wantCode: -32600, wantMsg: "Host"},
+		// issue 10 Low: /healthz and unknown paths apply the same Host rule as /mcp.
+		{name: "DNS rebinding host on healthz", method: "GET", path: "/healthz", host: "evil.example", wantStatus: 403, wantCode: -32600, wantMsg: "Host"},
+		{name: "DNS rebinding host on other path", method: "GET", path: "/other", host: "evil.example:3000", wantStatus: 403, wantCode: -32600, wantMsg: "Host"},
 		{name: "wrong content type", method: "POST", path: "/mcp", contentType: "text/plain", body: initReq, wantStatus: 415, wantCode: -32600},
 		{name: "no content type", method: "POST", path: "/mcp", contentType: "-", body: initReq, wantStatus: 415, wantCode: -32600},
 		{name: "content type with charset", method: "POST", path: "/mcp", contentType: "application/json; charset=utf-8", body: initReq, wantStatus: 200},
@@ -583,6 +586,34 @@ func TestHTTPHealthAndStartup(t *testing.T) {
 		t.Errorf("GET /healthz = %d %s, want 200 %s", status, body, want)
 	}
 	connectHTTP(t, ts, modern, nil, nil)
+}
+
+// TestHTTPHealthHost: /healthz applies the DNS-rebinding rule of /mcp: on a
+// loopback listener only a loopback Host is answered (issue 10 Low).
+func TestHTTPHealthHost(t *testing.T) {
+	fx := newFixture(t)
+	ts := serveHTTP(t, newFacade(t, fx.cat, nil), nil)
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"", 200}, {"localhost:3000", 200}, {"[::1]:80", 200}, {"127.0.0.1", 200},
+		{"evil.example", 403}, {"evil.example:3000", 403}, {"127.0.0.1.evil.example", 403},
+	} {
+		req, _ := http.NewRequest("GET", ts.URL+"/healthz", nil)
+		if tc.host != "" {
+			req.Host = tc.host
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET /healthz with Host %q = %d %s, want %d", tc.host, resp.StatusCode, b, tc.want)
+		}
+	}
 }
 
 // TestHTTPNoGoroutineLeft: once the clients and the listener are closed,

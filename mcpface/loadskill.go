@@ -62,7 +62,7 @@ func skillNamed(cat *events.Catalog, name string) (*events.Skill, *mcp.CallToolR
 	if sk := cat.SkillByName(name); sk != nil {
 		return sk, nil
 	}
-	return nil, errorResult(fmt.Sprintf("No skill named %q. Available skills: %s", name, namesList(qualifiedNames(cat))))
+	return nil, errorResult(fmt.Sprintf("No skill named %q. Available skills: %s", clip(name), namesList(qualifiedNames(cat))))
 }
 
 func errorResult(text string) *mcp.CallToolResult {

@@ -14,8 +14,8 @@ import (
 )
 
 // recoverMiddleware turns a panic in any handler into a -32603 answer, so the
-// process and the session stay alive, and gives every error a JSON-RPC code
-// (see [coded]).
+// process and the session stay alive, gives every error a JSON-RPC code
+// (see [coded]) and keeps every error short (see [clipError]).
 func (f *Facade) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		defer func() {
@@ -29,8 +29,30 @@ func (f *Facade) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			f.panicHook(method)
 		}
 		res, err = next(ctx, method, req)
-		return res, coded(method, err)
+		return res, clipError(coded(method, err))
 	}
+}
+
+// maxErrorMessage is the longest error message or data passed on whole. The
+// facade's own messages quote a client's URI or name through [clip]; the
+// SDK's (an unknown tool or prompt) quote it whole, so a longer one is cut.
+const maxErrorMessage = 1024
+
+// clipError returns err with a message over maxErrorMessage cut by [clip]
+// and data over it dropped.
+func clipError(err error) error {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || (len(we.Message) <= maxErrorMessage && len(we.Data) <= maxErrorMessage) {
+		return err
+	}
+	c := *we
+	if len(c.Message) > maxErrorMessage {
+		c.Message = clip(c.Message)
+	}
+	if len(c.Data) > maxErrorMessage {
+		c.Data = nil
+	}
+	return &c
 }
 
 // coded returns err as a JSON-RPC error. The SDK answers some requests with
@@ -66,15 +88,15 @@ func (f *Facade) logMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		switch r := req.(type) {
 		case *mcp.CallToolRequest:
 			if r.Params != nil {
-				attrs = append(attrs, "tool", r.Params.Name)
+				attrs = append(attrs, "tool", clip(r.Params.Name))
 			}
 		case *mcp.ReadResourceRequest:
 			if r.Params != nil {
-				attrs = append(attrs, "uri", r.Params.URI)
+				attrs = append(attrs, "uri", clip(r.Params.URI))
 			}
 		case *mcp.GetPromptRequest:
 			if r.Params != nil {
-				attrs = append(attrs, "prompt", r.Params.Name)
+				attrs = append(attrs, "prompt", clip(r.Params.Name))
 			}
 		}
 		if err != nil {
@@ -142,7 +164,7 @@ func (f *Facade) featureMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, nil
 		case *mcp.CallToolRequest:
 			if r.Params != nil && isSkillTool(r.Params.Name) && f.hideTools(r.ClientCapabilities()) {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.Params.Name)}
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", clip(r.Params.Name))}
 			}
 		}
 		return next(ctx, method, req)
@@ -176,7 +198,7 @@ func (f *Facade) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 		}
 	case ref.Type == "ref/prompt":
 		if sk := s.cat.SkillByName(ref.Name); sk == nil || !sk.UserInvocable {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", ref.Name)}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", clip(ref.Name))}
 		}
 	case ref.Type == "ref/resource" && ref.URI == resourceTemplate:
 		if arg.Name == "path" {

@@ -34,7 +34,7 @@ func (f *Facade) getSkillPrompt(_ context.Context, req *mcp.GetPromptRequest) (*
 		// A normal message, not an error, as in the reference.
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{
 			Role:    "user",
-			Content: &mcp.TextContent{Text: fmt.Sprintf("No skill named %q. Available skills: %s", name, namesList(qualifiedNames(s.cat)))},
+			Content: &mcp.TextContent{Text: fmt.Sprintf("No skill named %q. Available skills: %s", clip(name), namesList(qualifiedNames(s.cat)))},
 		}}}, nil
 	}
 	return f.skillMessage(s, sk)
@@ -51,11 +51,11 @@ func (f *Facade) getNamedPrompt(_ context.Context, req *mcp.GetPromptRequest) (*
 		// unknown name, rather than fail a prompt that prompts/list offers.
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{
 			Role:    "user",
-			Content: &mcp.TextContent{Text: fmt.Sprintf("The skill %s was removed from disk after the server started in static mode; restart the server to refresh its skills.", req.Params.Name)},
+			Content: &mcp.TextContent{Text: fmt.Sprintf("The skill %s was removed from disk after the server started in static mode; restart the server to refresh its skills.", clip(req.Params.Name))},
 		}}}, nil
 	}
 	if sk == nil || !sk.UserInvocable {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", req.Params.Name)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", clip(req.Params.Name))}
 	}
 	return f.skillMessage(s, sk)
 }

@@ -18,19 +18,20 @@ import (
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
-// invalidParams returns a -32602 error whose data names uri.
+// invalidParams returns a -32602 error whose data names uri, cut as [clip]
+// cuts it; msg must quote uri through clip too.
 func invalidParams(msg, uri string) error {
-	e := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
-	if uri != "" {
-		e.Data, _ = json.Marshal(map[string]string{"uri": uri})
-	}
-	return e
+	return uriError(jsonrpc.CodeInvalidParams, msg, uri)
 }
 
 func internalError(msg, uri string) error {
-	e := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
+	return uriError(jsonrpc.CodeInternalError, msg, uri)
+}
+
+func uriError(code int64, msg, uri string) error {
+	e := &jsonrpc.Error{Code: code, Message: msg}
 	if uri != "" {
-		e.Data, _ = json.Marshal(map[string]string{"uri": uri})
+		e.Data, _ = json.Marshal(map[string]string{"uri": clip(uri)})
 	}
 	return e
 }
@@ -111,7 +112,7 @@ func (f *Facade) readResourceHandler(ctx context.Context, req *mcp.ReadResourceR
 // ([Facade.readCurrent]), so a read during a rescan gets the new bytes.
 func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error) {
 	s := f.current()
-	uri, err := lookupURI(requested, "Resource not found: "+requested)
+	uri, err := lookupURI(requested, "Resource not found: "+clip(requested))
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error)
 	}
 	ref, ok := s.cat.File(uri)
 	if !ok {
-		return nil, invalidParams("Resource not found: "+requested, requested)
+		return nil, invalidParams("Resource not found: "+clip(requested), requested)
 	}
 	max := f.opts.MaxFileSize
 	if ref.File.Path == "SKILL.md" {
@@ -131,13 +132,13 @@ func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error)
 	data, err := f.readCurrent(s, ref.Skill, ref.File, max)
 	switch {
 	case errors.Is(err, errTooLarge):
-		return nil, internalError(fmt.Sprintf("File too large: %s (limit %s): %s", megabytes(ref.File.Size), megabytes(max), requested), requested)
+		return nil, internalError(fmt.Sprintf("File too large: %s (limit %s): %s", megabytes(ref.File.Size), megabytes(max), clip(requested)), requested)
 	case errors.Is(err, errChanged):
-		return nil, internalError(fmt.Sprintf("%s %s", requested, errChanged), requested)
+		return nil, internalError(fmt.Sprintf("%s %s", clip(requested), errChanged), requested)
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, invalidParams("Resource not found: "+requested, requested)
+		return nil, invalidParams("Resource not found: "+clip(requested), requested)
 	case err != nil:
-		return nil, internalError(fmt.Sprintf("reading %s: %v", requested, err), requested)
+		return nil, internalError(fmt.Sprintf("reading %s: %v", clip(requested), err), requested)
 	}
 	mime := s.mime(uri)
 	c := &mcp.ResourceContents{URI: uri, MIMEType: mime}
@@ -173,16 +174,16 @@ func (f *Facade) readDirectory(_ context.Context, _ *mcp.ServerSession, p *dirRe
 		return nil, invalidParams("params.uri is required", "")
 	}
 	s := f.current()
-	uri, err := lookupURI(strings.TrimSuffix(p.URI, "/"), "No such directory: "+p.URI)
+	uri, err := lookupURI(strings.TrimSuffix(p.URI, "/"), "No such directory: "+clip(p.URI))
 	if err != nil {
 		return nil, err
 	}
 	children, ok := s.dirs[uri]
 	if !ok {
 		if s.isFile(uri) {
-			return nil, invalidParams(p.URI+" is not a directory resource", p.URI)
+			return nil, invalidParams(clip(p.URI)+" is not a directory resource", p.URI)
 		}
-		return nil, invalidParams("No such directory: "+p.URI, p.URI)
+		return nil, invalidParams("No such directory: "+clip(p.URI), p.URI)
 	}
 	if p.Cursor != "" {
 		// Every listing fits one page, so no cursor was ever issued.

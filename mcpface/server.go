@@ -485,7 +485,7 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 	}, f.readResourceHandler)
 	// The middlewares wrap every method; the first one listed runs first.
 	if stateless {
-		srv.AddReceivingMiddleware(f.recoverMiddleware, f.logMiddleware, f.featureMiddleware)
+		srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.featureMiddleware)
 		var reg registrations
 		f.registerTools(srv, s, &reg, true)
 		f.registerPrompts(srv, s, &reg)
@@ -493,7 +493,7 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 		return srv
 	}
 	// The last one only captures the SDK's own handler.
-	srv.AddReceivingMiddleware(f.recoverMiddleware, f.logMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
+	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
 		func(next mcp.MethodHandler) mcp.MethodHandler {
 			f.dispatch = next
 			return next

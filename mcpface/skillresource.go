@@ -50,7 +50,7 @@ func (f *Facade) skillResource(_ context.Context, _ *mcp.CallToolRequest, in ski
 		return textResult(strings.TrimSuffix(b.String(), "\n")), nil, nil
 	}
 	if reason := refusePath(in.Path); reason != "" {
-		return errorResult(fmt.Sprintf("Invalid path %q: %s.", in.Path, reason)), nil, nil
+		return errorResult(fmt.Sprintf("Invalid path %q: %s.", clip(in.Path), reason)), nil, nil
 	}
 	// The path is looked up verbatim in the manifest: nothing is joined onto
 	// the file system (BR-21).
@@ -104,7 +104,7 @@ func refusePath(p string) string {
 
 func notFound(sk *events.Skill, p string, files []*events.File) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "File %q not found in skill %s.", p, sk.QualifiedName)
+	fmt.Fprintf(&b, "File %q not found in skill %s.", clip(p), sk.QualifiedName)
 	if len(files) == 0 {
 		b.WriteString(" The skill has only SKILL.md.")
 		return b.String()

@@ -117,13 +117,13 @@ func (f *Facade) getSkill(_ context.Context, _ *mcp.ServerSession, p *skillsGetP
 	if p == nil || p.URI == "" {
 		return nil, invalidParams("params.uri is required", "")
 	}
-	uri, err := lookupURI(p.URI, "Not a skill served here: "+p.URI)
+	uri, err := lookupURI(p.URI, "Not a skill served here: "+clip(p.URI))
 	if err != nil {
 		return nil, err
 	}
 	sk := f.current().cat.SkillByURI(uri)
 	if sk == nil || !sk.Listed {
-		return nil, invalidParams("Not a skill served here: "+p.URI, p.URI)
+		return nil, invalidParams("Not a skill served here: "+clip(p.URI), p.URI)
 	}
 	return &skillsGetResult{cacheFields: newCacheFields(p.Meta), Skill: newEntry(sk)}, nil
 }

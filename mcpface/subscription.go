@@ -50,7 +50,7 @@ func (f *Facade) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 		// decoding it, and do not echo it.
 		return invalidParams("Resource not found", "")
 	}
-	uri, err := lookupURI(requested, "Resource not found: "+requested)
+	uri, err := lookupURI(requested, "Resource not found: "+clip(requested))
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (f *Facade) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	if uri != events.IndexURI {
 		ref, ok := s.cat.File(uri)
 		if !ok {
-			return invalidParams("Resource not found: "+requested, requested)
+			return invalidParams("Resource not found: "+clip(requested), requested)
 		}
 		skill = ref.Skill.URI
 	}

@@ -30,34 +30,66 @@ func canonicalURI(uri string) (string, error) {
 	if !ok {
 		return "", errNotSkillURI
 	}
-	segs := strings.Split(rest, "/")
-	for i, seg := range segs {
-		dec, err := url.PathUnescape(seg)
-		if err != nil {
-			return "", errBadEscape
+	// One pass over the segments into one builder: time and memory stay
+	// linear in the URI, with no slice of segments.
+	var b strings.Builder
+	b.Grow(len(uri) + len(uri)/2)
+	b.WriteString(events.URIScheme)
+	for i := 0; ; i++ {
+		seg, tail, more := strings.Cut(rest, "/")
+		if i > 0 {
+			b.WriteByte('/')
 		}
-		if dec == "" || dec == "." || dec == ".." {
-			return "", errBadSegment
+		if err := appendSegment(&b, seg); err != nil {
+			return "", err
 		}
-		parts := strings.Split(dec, "/")
-		for j, p := range parts {
-			// p holds no '/', so EncodePath encodes it as one segment.
-			parts[j] = events.EncodePath(p)
+		if !more {
+			break
 		}
-		segs[i] = strings.Join(parts, "%2F")
+		rest = tail
 	}
-	return events.URIScheme + strings.Join(segs, "/"), nil
+	return b.String(), nil
+}
+
+// appendSegment writes the canonical form of one URI segment to b: decoded,
+// then encoded as [events.EncodePath] encodes a segment, with a decoded '/'
+// kept as %2F.
+func appendSegment(b *strings.Builder, seg string) error {
+	dec := seg
+	if strings.IndexByte(seg, '%') >= 0 {
+		d, err := url.PathUnescape(seg)
+		if err != nil {
+			return errBadEscape
+		}
+		dec = d
+	}
+	if dec == "" || dec == "." || dec == ".." {
+		return errBadSegment
+	}
+	for j := 0; ; j++ {
+		part, tail, more := strings.Cut(dec, "/")
+		if j > 0 {
+			b.WriteString("%2F")
+		}
+		// part holds no '/', so EncodePath encodes it as one segment.
+		b.WriteString(events.EncodePath(part))
+		if !more {
+			return nil
+		}
+		dec = tail
+	}
 }
 
 // lookupURI returns the canonical form of uri for a manifest lookup, or the
 // -32602 answer when uri cannot name a served file: notFound for a URI that
 // simply matches nothing, a message about the escape for a malformed one.
-// Both name uri as the client wrote it.
+// Both name uri as the client wrote it, cut by [clip]; notFound must quote
+// it through clip too.
 func lookupURI(uri, notFound string) (string, error) {
 	c, err := canonicalURI(uri)
 	switch {
 	case errors.Is(err, errBadEscape):
-		return "", invalidParams("Invalid resource URI "+uri+": "+err.Error(), uri)
+		return "", invalidParams("Invalid resource URI "+clip(uri)+": "+err.Error(), uri)
 	case err != nil:
 		return "", invalidParams(notFound, uri)
 	}

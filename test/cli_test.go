@@ -89,6 +89,10 @@ func TestFlagsAndEnv(t *testing.T) {
 		{name: "static=false beats env", args: []string{"--static=false"}, env: []string{"SKILLJACK_STATIC=1"}, wantTools: true, wantInstr: true, wantList: true},
 		{name: "unknown flag", args: []string{"--frobnicate"}, wantTools: true, wantInstr: true, wantWarn: "--frobnicate", wantList: true},
 		{name: "bad MAX_FILE_SIZE_MB", env: []string{"MAX_FILE_SIZE_MB=lots"}, wantTools: true, wantInstr: true, wantWarn: "MAX_FILE_SIZE_MB", wantList: true},
+		// issue 10 F3: the HTTP concurrency bound is a whole number > 0.
+		{name: "bad SKILLJACK_HTTP_MAX_CONCURRENT", env: []string{"SKILLJACK_HTTP_MAX_CONCURRENT=lots"}, wantTools: true, wantInstr: true, wantWarn: "SKILLJACK_HTTP_MAX_CONCURRENT", wantList: true},
+		{name: "bad --http-max-concurrent", args: []string{"--http-max-concurrent=0"}, wantTools: true, wantInstr: true, wantWarn: "--http-max-concurrent", wantList: true},
+		{name: "good --http-max-concurrent", args: []string{"--http-max-concurrent=3"}, wantTools: true, wantInstr: true, wantList: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startServer(t, legacyVersion, dir, tc.env, tc.args...)
@@ -456,4 +460,59 @@ func TestListenCap(t *testing.T) {
 	}
 	stdin.Close()
 	cmd.Wait()
+}
+
+// TestTraceFileRefused: --trace (and SKILLJACK_TRACE) refuse a file that is
+// not a trace and a symbolic link, leaving them as they were, and the
+// process exits with an error saying so (issue 10 F1, trace bullet).
+func TestTraceFileRefused(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	writeFile(t, notes, "my notes\n")
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(notes, link); err != nil {
+		t.Skip(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		env      []string
+		wantText string
+	}{
+		{"flag, not a trace", []string{"--trace=" + notes}, nil, "exists and is not a skilljack trace; choose another file"},
+		{"env, not a trace", nil, []string{"SKILLJACK_TRACE=" + notes}, "exists and is not a skilljack trace"},
+		{"flag, link", []string{"--trace=" + link}, nil, "is a symbolic link"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, err := runRaw(t, initLine+"\n", tc.env, append(tc.args, dir)...)
+			if err == nil || !strings.Contains(stderr, tc.wantText) {
+				t.Errorf("run = %v, want an error with %q; stderr:\n%s", err, tc.wantText, stderr)
+			}
+			if got, _ := os.ReadFile(notes); string(got) != "my notes\n" {
+				t.Errorf("notes = %q, want them untouched", got)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("link replaced: %v %v", fi, err)
+			}
+		})
+	}
+}
+
+// TestTraceFileReplaced: an existing trace is replaced by the new run's
+// trace, as a rerun with the same --trace expects (issue 10 F1).
+func TestTraceFileReplaced(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "run.jsonl")
+	old := `{"time":"2020-01-02T03:04:05Z","topic":"old.topic","uuid":"old","metadata":{},"payload":{}}` + "\n"
+	writeFile(t, trace, old)
+	if _, stderr, err := runRaw(t, initLine+"\n", nil, "--trace="+trace, dir); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	got, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got), "old.topic") || !strings.HasPrefix(string(got), `{"time":"`) {
+		t.Errorf("trace after the rerun = %.300s, want only the new run's lines", got)
+	}
 }

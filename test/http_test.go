@@ -370,3 +370,108 @@ func BenchmarkHTTPServing(b *testing.B) {
 		}
 	})
 }
+
+// hostileBodies are 2025-11-25 requests of about size bytes each: URIs,
+// names and paths shaped a/a/a/… where every request method takes one, and
+// the same bulk in a field no handler reads (which the server must decode
+// in full, through the SDK).
+func hostileBodies(size int) []string {
+	aaa := strings.Repeat("a/", size/2)
+	req := func(method, params string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `}}`
+	}
+	return []string{
+		req("resources/read", `"uri":"skill://`+aaa+`"`),
+		req("skills/get", `"uri":"skill://`+aaa+`"`),
+		req("resources/directory/read", `"uri":"skill://`+aaa+`"`),
+		req("tools/call", `"name":"skill-resource","arguments":{"skill":"skills__flat","path":"`+aaa+`"}`),
+		req("tools/call", `"name":"load-skill","arguments":{"name":"`+aaa+`"}`),
+		req("prompts/get", `"name":"skill","arguments":{"name":"`+aaa+`"}`),
+		req("tools/list", `"_meta":{"x":"`+aaa+`"}`),
+		req("tools/call", `"name":"load-skill","arguments":{"name":"skills__flat","x":"`+aaa+`"}`),
+	}
+}
+
+// vmHWM returns the peak resident set size of process pid, in bytes.
+func vmHWM(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc status: %v", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb)
+			return kb << 10
+		}
+	}
+	t.Skip("no VmHWM in /proc status")
+	return 0
+}
+
+// postRetry POSTs body to url and returns the status and body of the answer,
+// retrying after Retry-After while the server answers 503.
+func postRetry(t *testing.T, url, body string) (int, []byte) {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Errorf("POST: %v", err)
+			return 0, nil
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || attempt == 30 {
+			return resp.StatusCode, b
+		}
+		if resp.Header.Get("Retry-After") != "1" {
+			t.Errorf("503 without Retry-After: 1: %s", b)
+		}
+		time.Sleep(time.Second) // as Retry-After asks, not to synchronise
+	}
+}
+
+// TestHTTPHostileMemory (issue 10 F3): 32 concurrent 4 MiB hostile requests
+// (URIs, names and paths a/a/a/… in every method that takes one, and the
+// same bulk where no handler looks) keep the binary's peak RSS under 200 MB
+// (before: 100–140 MiB per request, 4.2 GiB for 32, none answered). Every
+// hostile request gets a small answer, and a well-formed request sent
+// meanwhile is answered (at once, after queueing, or after a 503 and a
+// retry).
+func TestHTTPHostileMemory(t *testing.T) {
+	h := startHTTP(t, nil, "--tools=always", "testdata/traces/skills")
+	pid := h.cmd.Process.Pid
+	before := vmHWM(t, pid)
+	bodies := hostileBodies(4<<20 - 512)
+	const clients = 32
+	var wg sync.WaitGroup
+	for i := range clients {
+		body := bodies[i%len(bodies)]
+		wg.Go(func() {
+			status, b := postRetry(t, h.url, body)
+			var r rawReply
+			if json.Unmarshal(b, &r) != nil || (status != 200 && status != 400) {
+				t.Errorf("hostile request %d = %d %.200s, want a JSON-RPC answer", i, status, b)
+			}
+			if len(b) > 4096 && i%len(bodies) < 6 {
+				t.Errorf("hostile request %d: answer is %d bytes, want < 4 KiB", i, len(b))
+			}
+		})
+	}
+	wg.Go(func() {
+		status, b := postRetry(t, h.url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"load-skill","arguments":{"name":"skills__flat"}}}`)
+		if status != 200 || !strings.Contains(string(b), `"result"`) || strings.Contains(string(b), `"isError":true`) {
+			t.Errorf("well-formed request during the attack = %d %.300s", status, b)
+		}
+	})
+	wg.Wait()
+	peak := vmHWM(t, pid)
+	t.Logf("peak RSS %d MiB (%d MiB before the requests)", peak>>20, before>>20)
+	if peak >= 200<<20 {
+		t.Errorf("peak RSS = %d MiB, want < 200 MB", peak>>20)
+	}
+}
