@@ -133,7 +133,7 @@ func replaceWith(t *testing.T, p string, v variant, canary string, aged bool) ma
 			t.Fatal(err)
 		}
 		if aged {
-			if err := lchtimes(p, old); err != nil {
+			if err := actors.Lchtimes(p, old); err != nil {
 				t.Skipf("cannot age a link here: %v", err)
 			}
 		}

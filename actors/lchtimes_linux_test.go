@@ -1,4 +1,4 @@
-package actors_test
+package actors
 
 import (
 	"syscall"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package actors_test
+package actors
 
 import (
 	"errors"
