@@ -116,7 +116,13 @@ const (
 	asLink    variant = "link to the canary"
 	asFile    variant = "file"
 	asForeign variant = "foreign folder"
+	// asOtherUser is a marked folder of another user: only its owner is
+	// wrong. Creating it needs root (chown); elsewhere the case skips.
+	asOtherUser variant = "folder of another user"
 )
+
+// otherUID owns the asOtherUser folders.
+const otherUID = 12345
 
 // replaceWith puts v at p (removing what the fetcher left there) and
 // returns the snapshot of a foreign folder (nil for the other variants).
@@ -148,6 +154,19 @@ func replaceWith(t *testing.T, p string, v variant, canary string, aged bool) ma
 		writeTree(t, p, map[string]string{"notes.txt": "mine\n", "SKILL.md": skillMD("mine", "Mine."), "sub/data.bin": "data"})
 		ageTree(t, p)
 		foreign = snapshot(t, p)
+	case asOtherUser:
+		if os.Getuid() != 0 {
+			t.Skip("making a folder of another user needs root")
+		}
+		writeTree(t, p, map[string]string{".skilljack-cache": "marker\n", "notes.txt": "theirs\n"})
+		ageTree(t, p)
+		filepath.WalkDir(p, func(q string, _ fs.DirEntry, err error) error {
+			if err == nil {
+				err = os.Lchown(q, otherUID, otherUID)
+			}
+			return err
+		})
+		foreign = snapshot(t, p)
 	}
 	return foreign
 }
@@ -168,7 +187,7 @@ type cacheCase struct {
 func cases(positions []cacheCase, skip map[string][]variant) []cacheCase {
 	var out []cacheCase
 	for _, p := range positions {
-		for _, v := range []variant{asLink, asFile, asForeign} {
+		for _, v := range []variant{asLink, asFile, asForeign, asOtherUser} {
 			skipped := false
 			for _, s := range skip[p.pos] {
 				skipped = skipped || s == v
@@ -332,6 +351,9 @@ func TestWellKnownCacheRefusesWhatIsNotOurs(t *testing.T) {
 		t.Run(tc.pos+"/"+string(tc.v), func(t *testing.T) {
 			if tc.pos == "cache folder" && tc.v == asForeign {
 				tc.quiet = true // a top folder needs no marker: the sync goes on in its own folder
+			}
+			if tc.pos == "staging folder of an earlier version" && tc.v == asOtherUser {
+				t.Skip("the earlier staging folder is only ever removed when empty")
 			}
 			fake := newWKFake(t)
 			fake.publish(t, map[string]string{"hello": skillMD("hello", "V1."), "bye": skillMD("bye", "Bye.")})
