@@ -592,6 +592,12 @@ func remoteConfig(getenv func(string) string, home string, file configFile, log 
 	wk.PollInterval = interval("WELL_KNOWN_POLL_INTERVAL_MS")
 	wk.MaxArtifactBytes = size("WELL_KNOWN_MAX_ARTIFACT_MB", DefaultMaxArtifactBytes)
 	wk.MaxUnpackedBytes = size("WELL_KNOWN_MAX_UNPACKED_MB", DefaultMaxUnpackedBytes)
+	wk.MaxCacheBytes = size("WELL_KNOWN_MAX_CACHE_MB", DefaultWellKnownMaxCacheBytes)
+	n, ok := parseCount(getenv("WELL_KNOWN_MAX_SKILLS"), DefaultWellKnownMaxSkills)
+	if !ok {
+		log.Warn("WELL_KNOWN_MAX_SKILLS is not a whole number of at least 1; using the default", "value", getenv("WELL_KNOWN_MAX_SKILLS"), "default", DefaultWellKnownMaxSkills)
+	}
+	wk.MaxSkills = n
 
 	for _, o := range append(envList("GITHUB_ALLOWED_ORGS", file.ghOrgs), envList("GITHUB_ALLOWED_USERS", file.ghUsers)...) {
 		o = strings.ToLower(strings.TrimSpace(o))

@@ -358,6 +358,7 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 	wk, gh := cfg.WellKnown, cfg.GitHub
 	if wk.PollInterval != actors.DefaultPollInterval || gh.PollInterval != actors.DefaultPollInterval ||
 		wk.MaxArtifactBytes != 10<<20 || wk.MaxUnpackedBytes != 50<<20 || wk.AllowHTTP ||
+		wk.MaxSkills != actors.DefaultWellKnownMaxSkills || wk.MaxCacheBytes != actors.DefaultWellKnownMaxCacheBytes ||
 		gh.APIURL != "https://api.github.com" || gh.Token != "ghp_secret" {
 		t.Errorf("defaults: %+v %v", wk, gh)
 	}
@@ -372,6 +373,7 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 		"GITHUB_ALLOWED_ORGS": "Other", "WELL_KNOWN_ALLOWED_ORIGINS": "http://localhost:8080", "WELL_KNOWN_ALLOW_HTTP": "yes",
 		"WELL_KNOWN_POLL_INTERVAL_MS": "0", "GITHUB_POLL_INTERVAL_MS": "-5", "WELL_KNOWN_MAX_ARTIFACT_MB": "0",
 		"WELL_KNOWN_MAX_UNPACKED_MB": "3", "GITHUB_API_URL": "https://ghe.example/api/v3/", "SKILLJACK_CACHE_DIR": "~/c",
+		"WELL_KNOWN_MAX_SKILLS": "many", "WELL_KNOWN_MAX_CACHE_MB": "7",
 	})
 	wk, gh = cfg.WellKnown, cfg.GitHub
 	if diff := cmp.Diff([]string{"other", "bob"}, gh.AllowedOwners); diff != "" {
@@ -381,10 +383,11 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 		t.Errorf("WELL_KNOWN_ALLOWED_ORIGINS replaces the config list (-want +got):\n%s", diff)
 	}
 	if !wk.AllowHTTP || wk.PollInterval != 0 || gh.PollInterval != actors.DefaultPollInterval ||
-		wk.MaxArtifactBytes != 10<<20 || wk.MaxUnpackedBytes != 3<<20 || gh.APIURL != "https://ghe.example/api/v3" {
+		wk.MaxArtifactBytes != 10<<20 || wk.MaxUnpackedBytes != 3<<20 || gh.APIURL != "https://ghe.example/api/v3" ||
+		wk.MaxSkills != actors.DefaultWellKnownMaxSkills || wk.MaxCacheBytes != 7<<20 {
 		t.Errorf("env values: %+v %v", wk, gh)
 	}
-	for _, v := range []string{"GITHUB_POLL_INTERVAL_MS", "WELL_KNOWN_MAX_ARTIFACT_MB"} {
+	for _, v := range []string{"GITHUB_POLL_INTERVAL_MS", "WELL_KNOWN_MAX_ARTIFACT_MB", "WELL_KNOWN_MAX_SKILLS"} {
 		if !strings.Contains(logs, v) {
 			t.Errorf("no warning about %s:\n%s", v, logs)
 		}

@@ -72,7 +72,17 @@ type GitHubPollerOptions struct {
 //   - transient .download-<repo>~*, .staging-<repo>~* and .trash-<repo>~*
 //     entries during a sync ('~' cannot occur in a repository name, so the
 //     names of two repositories never collide); ones older than an hour,
-//     left by a crash, are removed when the source starts.
+//     left by a crash, are removed at the start of a check (folders only
+//     when they hold the marker, files only when they are regular files).
+//
+// Every write, rename and removal goes through an [os.Root] on the owner
+// folder, and only in folders that are the poller's: the owner folder and
+// the clone folder hold the [cacheMarker] file (written when the poller
+// creates them; a folder an earlier version cached is adopted by its sync
+// metadata; an empty one is adopted as it holds nothing). A link, a file
+// or a foreign folder in their place — a checkout of the same name under
+// a SKILLJACK_CACHE_DIR that is a source tree — is refused with an error
+// naming it, and never swapped or removed.
 type GitHubPoller struct {
 	in   <-chan *message.Message
 	pub  message.Publisher
@@ -251,6 +261,9 @@ type ghWorker struct {
 	pinned        bool
 	done          bool      // pinned and cached: never checked again
 	notBefore     time.Time // rate limit: no check before
+	// warned holds the leftovers already reported as left alone, so each
+	// is logged once, not at every poll.
+	warned map[string]bool
 
 	// download progress, written by the Progress callback on run's goroutine
 	downloading bool
@@ -286,6 +299,7 @@ func (p *GitHubPoller) newWorker(cfg events.SourcesConfigured, src events.Source
 		clone:    clone,
 		metaPath: filepath.Join(filepath.Dir(clone), "."+spec.Repo+".sync.json"),
 		wake:     make(chan struct{}, 1),
+		warned:   map[string]bool{},
 	}
 	w.log = p.log.With("repo", w.name)
 	c := p.opts.Config
@@ -311,7 +325,6 @@ func (w *ghWorker) run(ctx context.Context, after <-chan struct{}) {
 	case <-ctx.Done():
 		return
 	}
-	w.removeStale()
 	w.meta = w.readMeta()
 	// An older configuration's worker may have swapped the folder after
 	// the hasher scanned it for this configuration: have it rescanned.
@@ -405,9 +418,12 @@ func (w *ghWorker) fail(err error, se *fetch.StatusError, retryAt, now time.Time
 	if !retryAt.IsZero() {
 		attrs = append(attrs, "retry_at", retryAt.UTC().Format(time.RFC3339))
 	}
-	if w.meta.SHA != "" {
+	switch {
+	case errors.Is(err, errCacheRefused):
+		w.log.Error("GitHub cache of "+w.name+" refused; nothing is synced, written or removed, and what is on disk is served as it is", attrs...)
+	case w.meta.SHA != "":
 		w.log.Warn("GitHub sync of "+w.name+" failed; serving the last good copy", attrs...)
-	} else {
+	default:
 		w.log.Error("GitHub sync of "+w.name+" failed; nothing cached to serve", attrs...)
 	}
 	ev := events.SourceFailed{
@@ -432,6 +448,12 @@ func (w *ghWorker) scrub(s string) string {
 // publishes SourceSynced when it changed. Once ctx is done it publishes
 // nothing (a newer configuration's worker announces a swap it missed).
 func (w *ghWorker) sync(ctx context.Context) error {
+	owner, err := w.openCache()
+	if err != nil {
+		return err
+	}
+	defer owner.Close()
+	w.removeStale(owner)
 	// Another process sharing the cache may have synced since: the
 	// metadata on disk is the truth.
 	if m := w.readMeta(); m.SHA != "" || w.meta.SHA != "" {
@@ -439,7 +461,7 @@ func (w *ghWorker) sync(ctx context.Context) error {
 	}
 	cached := w.cachedSHA()
 	if cached != "" && w.meta.Stamp != "" {
-		if st, err := treeStamp(w.clone); err != nil || st != w.meta.Stamp {
+		if st, _, err := treeStamp(owner.FS(), w.spec.Repo); err != nil || st != w.meta.Stamp {
 			w.log.Warn("cached copy of " + w.name + " changed on disk; downloading it again")
 			cached, w.done = "", false
 		}
@@ -501,21 +523,21 @@ func (w *ghWorker) sync(ctx context.Context) error {
 			if !notModified && etag != w.meta.ETag {
 				m := w.meta
 				m.Ref, m.ETag, m.Pinned = ref, etag, w.pinned
-				w.writeMeta(m)
+				w.writeMeta(owner, m)
 			}
 			w.done = w.pinned
 			return nil
 		}
 	}
-	n, err := w.fetchAndSwap(ctx, sha)
+	n, err := w.fetchAndSwap(ctx, owner, sha)
 	if err != nil {
 		return err
 	}
-	stamp, err := treeStamp(w.clone)
+	stamp, _, err := treeStamp(owner.FS(), w.spec.Repo)
 	if err != nil {
 		w.log.Warn("cannot stamp the cached copy; changes to it will not be noticed", "error", err)
 	}
-	w.writeMeta(ghSyncMeta{Ref: ref, SHA: sha, ETag: etag, Pinned: w.pinned, FetchedAt: time.Now().UTC(), Stamp: stamp})
+	w.writeMeta(owner, ghSyncMeta{Ref: ref, SHA: sha, ETag: etag, Pinned: w.pinned, FetchedAt: time.Now().UTC(), Stamp: stamp})
 	w.done = w.pinned
 	w.p.mu.Lock()
 	w.p.swapped[w.clone] = w.cfgSeq
@@ -556,21 +578,85 @@ func (w *ghWorker) cachedSHA() string {
 	return w.meta.SHA
 }
 
-// fetchAndSwap downloads the tarball of sha into a temporary file, extracts
-// it into a staging folder and swaps that in as the clone folder. It
-// returns the number of files extracted. On any failure the clone folder
-// is as it was and the temporary entries are gone.
-func (w *ghWorker) fetchAndSwap(ctx context.Context, sha string) (int, error) {
-	if err := os.MkdirAll(w.ownerDir, 0o755); err != nil {
-		return 0, fmt.Errorf("creating cache folder for %s: %w", w.name, err)
+// openCache checks the repository's cache folders and opens its owner
+// folder: the top cache folder and the owner folder must be real folders
+// of this user, the owner folder the poller's (created with the marker
+// when missing), and the clone folder, when it exists, the poller's too
+// ([ghWorker.claimClone]). Errors: a [cacheRefusal] naming the folder;
+// a foreign folder at the clone's place is named rather than its parent.
+func (w *ghWorker) openCache() (*os.Root, error) {
+	top, err := openCacheDir(filepath.Dir(w.ownerDir))
+	if err != nil {
+		return nil, err
 	}
-	tmp, err := os.CreateTemp(w.ownerDir, ".download-"+w.spec.Repo+"~*.tar.gz")
+	defer top.Close()
+	owner := filepath.Base(w.ownerDir)
+	if _, err := claimFolder(top, owner, func() bool {
+		return regularFile(top, filepath.Join(owner, w.metaName()))
+	}); err != nil {
+		var r *cacheRefusal
+		if errors.As(err, &r) && r.reason == notOursReason {
+			if _, lerr := top.Lstat(filepath.Join(owner, w.spec.Repo)); lerr == nil {
+				return nil, refuse(w.clone, notOursReason)
+			}
+		}
+		return nil, err
+	}
+	root, err := openSubRoot(top, owner)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.claimClone(root); err != nil {
+		root.Close()
+		return nil, err
+	}
+	return root, nil
+}
+
+// metaName is the name of the sync metadata file in the owner folder.
+func (w *ghWorker) metaName() string { return "." + w.spec.Repo + ".sync.json" }
+
+// claimClone checks that the clone folder may be swapped out: it is
+// missing, or the poller's (marker), or empty, or cached by a version
+// before the marker: the sync metadata names a commit and the folder is
+// as that sync left it (its stamp matches, or the metadata predates
+// stamps). Errors: a [cacheRefusal] naming the clone folder.
+func (w *ghWorker) claimClone(owner *os.Root) error {
+	repo := w.spec.Repo
+	if _, err := owner.Lstat(repo); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	_, err := claimFolder(owner, repo, func() bool {
+		var m ghSyncMeta
+		if !regularFile(owner, w.metaName()) {
+			return false
+		}
+		if b, err := owner.ReadFile(w.metaName()); err != nil || json.Unmarshal(b, &m) != nil || !fetch.IsFullSHA(m.SHA) {
+			return false
+		}
+		if m.Stamp == "" {
+			return true
+		}
+		st, _, err := treeStamp(owner.FS(), repo)
+		return err == nil && st == m.Stamp
+	})
+	return err
+}
+
+// fetchAndSwap downloads the tarball of sha into a temporary file in the
+// owner folder, extracts it into a staging folder and swaps that in as the
+// clone folder, all through owner. It returns the number of files
+// extracted. On any failure the clone folder is as it was and the
+// temporary entries are gone.
+func (w *ghWorker) fetchAndSwap(ctx context.Context, owner *os.Root, sha string) (int, error) {
+	dlName := fmt.Sprintf(".download-%s~%d.tar.gz", w.spec.Repo, rand.Uint64())
+	tmp, err := owner.OpenFile(dlName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("creating download file for %s: %w", w.name, err)
 	}
 	defer func() {
 		tmp.Close()
-		os.Remove(tmp.Name())
+		owner.Remove(dlName)
 	}()
 	w.downloading, w.dlLast, w.dlLogged = true, time.Now(), false
 	size, err := w.gh.Tarball(ctx, w.spec.Owner, w.spec.Repo, sha, tmp)
@@ -584,27 +670,41 @@ func (w *ghWorker) fetchAndSwap(ctx context.Context, sha string) (int, error) {
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return 0, fmt.Errorf("reading the tarball of %s: %w", w.name, err)
 	}
-	staging, err := os.MkdirTemp(w.ownerDir, ".staging-"+w.spec.Repo+"~*")
+	staging, err := makeTempFolder(owner, ".staging-"+w.spec.Repo)
 	if err != nil {
 		return 0, fmt.Errorf("creating staging folder for %s: %w", w.name, err)
 	}
 	swapped := false
 	defer func() {
 		if !swapped {
-			os.RemoveAll(staging)
+			owner.RemoveAll(staging)
 		}
 	}()
-	root, err := os.OpenRoot(staging)
+	n, err := w.extract(ctx, owner, staging, tmp, sha)
+	if err != nil {
+		return 0, err
+	}
+	if err := swapFolder(owner, staging, w.spec.Repo, fmt.Sprintf(".trash-%s~%d", w.spec.Repo, rand.Uint64())); err != nil {
+		return 0, fmt.Errorf("swapping in %s@%s: %w", w.name, sha, err)
+	}
+	swapped = true
+	return n, nil
+}
+
+// extract unpacks the tarball r of sha into the staging folder of owner
+// and returns the number of files.
+func (w *ghWorker) extract(ctx context.Context, owner *os.Root, staging string, r io.Reader, sha string) (int, error) {
+	root, err := openSubRoot(owner, staging)
 	if err != nil {
 		return 0, fmt.Errorf("opening staging folder for %s: %w", w.name, err)
 	}
+	defer root.Close()
 	maxBytes := w.p.opts.Config.MaxUnpackedBytes
 	if maxBytes <= 0 {
 		maxBytes = DefaultGitHubMaxUnpackedBytes
 	}
-	res, err := archive.ExtractTarGz(ghCtxReader{ctx, bufio.NewReaderSize(tmp, 256<<10)}, root,
+	res, err := archive.ExtractTarGz(ghCtxReader{ctx, bufio.NewReaderSize(r, 256<<10)}, root,
 		&archive.Options{MaxBytes: maxBytes, MaxEntries: ghMaxEntries, StripTopFolder: true})
-	root.Close()
 	if ctx.Err() != nil {
 		return 0, ctx.Err()
 	}
@@ -612,14 +712,10 @@ func (w *ghWorker) fetchAndSwap(ctx context.Context, sha string) (int, error) {
 		return 0, fmt.Errorf("extracting the tarball of %s@%s: %w", w.name, sha, err)
 	}
 	if sub := w.spec.Subpath; sub != "" {
-		if fi, err := os.Stat(filepath.Join(staging, filepath.FromSlash(sub))); err != nil || !fi.IsDir() {
+		if fi, err := root.Stat(filepath.FromSlash(sub)); err != nil || !fi.IsDir() {
 			w.log.Warn("GitHub source has no folder " + sub + " at commit " + sha + "; it serves no skills")
 		}
 	}
-	if err := swapFolder(staging, w.clone, filepath.Join(w.ownerDir, fmt.Sprintf(".trash-%s~%d", w.spec.Repo, rand.Int64()))); err != nil {
-		return 0, fmt.Errorf("swapping in %s@%s: %w", w.name, sha, err)
-	}
-	swapped = true
 	return len(res.Files), nil
 }
 
@@ -675,36 +771,39 @@ func (w *ghWorker) readMeta() ghSyncMeta {
 	return m
 }
 
-// writeMeta stores m (temporary file + rename) and keeps it as the
-// worker's metadata even when the write fails (then the next start
-// downloads again).
-func (w *ghWorker) writeMeta(m ghSyncMeta) {
+// writeMeta stores m in the owner folder (temporary file + rename) and
+// keeps it as the worker's metadata even when the write fails (then the
+// next start downloads again).
+func (w *ghWorker) writeMeta(owner *os.Root, m ghSyncMeta) {
 	w.meta = m
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err == nil {
-		err = writeFileAtomic(w.metaPath, append(b, '\n'))
+		err = writeFileAtomic(owner, w.metaName(), append(b, '\n'))
 	}
 	if err != nil {
 		w.log.Warn("writing GitHub sync metadata", "file", w.metaPath, "error", err)
 	}
 }
 
-// removeStale removes transient entries of this repository that a crashed
-// run left behind (older than staleAge).
-func (w *ghWorker) removeStale() {
-	for _, kind := range []string{".download-", ".staging-", ".trash-"} {
-		matches, _ := filepath.Glob(filepath.Join(w.ownerDir, kind+w.spec.Repo+"~*"))
-		for _, m := range matches {
-			if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > staleAge {
-				os.RemoveAll(m)
-			}
+// removeStale removes transient entries of this repository in the owner
+// folder that a crashed run left behind (older than staleAge): staging and
+// trash folders that hold the marker, download and temporary metadata
+// files that are regular files. Anything else by such a name is left
+// alone and reported once.
+func (w *ghWorker) removeStale(owner *os.Root) {
+	repo := w.spec.Repo
+	removeLeftovers(owner, func(name string) leftoverKind {
+		switch {
+		case strings.HasPrefix(name, ".staging-"+repo+"~") || strings.HasPrefix(name, ".trash-"+repo+"~"):
+			return leftoverFolder
+		case strings.HasPrefix(name, ".download-"+repo+"~") || strings.HasPrefix(name, w.metaName()+".tmp"):
+			return leftoverFile
 		}
-	}
-	if matches, _ := filepath.Glob(w.metaPath + ".tmp*"); len(matches) > 0 {
-		for _, m := range matches {
-			if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > staleAge {
-				os.Remove(m)
-			}
+		return notLeftover
+	}, func(err error) {
+		if !w.warned[err.Error()] {
+			w.warned[err.Error()] = true
+			w.log.Warn("crash leftover not removed: " + err.Error())
 		}
-	}
+	})
 }

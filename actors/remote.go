@@ -8,9 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,6 +35,15 @@ const (
 	// DefaultMaxUnpackedBytes caps one unpacked publisher archive
 	// (WELL_KNOWN_MAX_UNPACKED_MB, default 50 MiB).
 	DefaultMaxUnpackedBytes = 50 << 20
+	// DefaultWellKnownMaxSkills caps the skills served from one publisher
+	// (WELL_KNOWN_MAX_SKILLS): the first 1,000 of its index. Ten times the
+	// largest catalogue seen in practice, small enough that a hostile index
+	// of 20,000 entries cannot keep a sync busy for long.
+	DefaultWellKnownMaxSkills = 1000
+	// DefaultWellKnownMaxCacheBytes caps the bytes cached for one publisher
+	// (WELL_KNOWN_MAX_CACHE_MB, default 256 MiB): about five maximal
+	// unpacked archives, far above any real catalogue.
+	DefaultWellKnownMaxCacheBytes = 256 << 20
 	// DefaultGitHubMaxTarballBytes caps one GitHub tarball download
 	// (GITHUB_MAX_TARBALL_MB, default 100 MiB).
 	DefaultGitHubMaxTarballBytes = 100 << 20
@@ -68,6 +75,14 @@ type WellKnownConfig struct {
 	MaxArtifactBytes int64
 	// MaxUnpackedBytes caps the bytes written by one archive, in bytes.
 	MaxUnpackedBytes int64
+	// MaxSkills caps the skills served from one publisher: the first
+	// MaxSkills usable entries of its index (WELL_KNOWN_MAX_SKILLS). If
+	// zero, defaults to [DefaultWellKnownMaxSkills].
+	MaxSkills int
+	// MaxCacheBytes caps the bytes cached for one publisher, in bytes
+	// (WELL_KNOWN_MAX_CACHE_MB). If zero, defaults to
+	// [DefaultWellKnownMaxCacheBytes].
+	MaxCacheBytes int64
 	// CacheDir holds one folder per publisher: $SKILLJACK_CACHE_DIR/well-known
 	// or ~/.skilljack/well-known-cache.
 	CacheDir string
@@ -359,53 +374,21 @@ func parseMB(v string, def int64) (int64, bool) {
 	return n << 20, true
 }
 
+// parseCount reads a whole number: unset, unparseable or < 1 → def.
+func parseCount(v string, def int) (int, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return def, false
+	}
+	return n, true
+}
+
 // errBlocked marks a remote source refused by an allowlist.
 var errBlocked = errors.New("blocked by the allowlist")
-
-// swapFolder replaces the folder dst by staging: dst is renamed to trash,
-// staging to dst, and trash removed. If the second rename fails the old
-// dst is put back. A concurrent scan of dst may find it missing for the
-// instant between the renames; the SourceSynced that follows rescans it.
-// Both remote fetchers swap through it (a repository, a publisher's skill).
-func swapFolder(staging, dst, trash string) error {
-	hadOld := true
-	if err := os.Rename(dst, trash); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		hadOld = false
-	}
-	if err := os.Rename(staging, dst); err != nil {
-		if hadOld {
-			os.Rename(trash, dst)
-		}
-		return err
-	}
-	if hadOld {
-		os.RemoveAll(trash)
-	}
-	return nil
-}
-
-// writeFileAtomic writes b to name through a temporary file in its folder and
-// a rename, so a reader sees the old or the new content, never a part.
-func writeFileAtomic(name string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
 
 // newerConfig decodes a sources.configured message, acking it once
 // ([events.Handle]), and reports whether it is newer than the configuration
@@ -421,28 +404,39 @@ func newerConfig(log *slog.Logger, msg *message.Message, seq uint64) (events.Sou
 	return ev, err == nil && ev.Seq > seq
 }
 
-// treeStamp summarises the folder dir as it is on disk: SHA-256 over every
-// entry's '/'-separated path, type, size and modification time (ns), in
-// walk order, links not followed. Cheap (no file is read); it changes when
-// anything below dir is written, added, removed or renamed, so the remote
-// fetchers can tell their cached copy from one changed by someone else.
-// Errors: dir missing or unreadable.
-func treeStamp(dir string) (string, error) {
+// treeStamp summarises the folder dir of fsys as it is on disk: SHA-256
+// over every entry's '/'-separated path, type, size and modification time
+// (ns), in walk order, links not followed, the [cacheMarker] at its top
+// left out (adding it to a folder cached before it existed changes
+// nothing). It also returns the bytes of the regular files. Cheap (no file
+// is read); it changes when anything below dir is written, added, removed
+// or renamed, so the remote fetchers can tell their cached copy from one
+// changed by someone else. Errors: dir missing or unreadable.
+func treeStamp(fsys fs.FS, dir string) (stamp string, size int64, err error) {
 	h := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		rel := "."
+		if p != dir {
+			rel = strings.TrimPrefix(p, dir+"/")
+		}
+		if rel == cacheMarker {
+			return nil
 		}
 		fi, err := d.Info()
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
-		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%d\n", filepath.ToSlash(rel), fi.Mode().Type(), fi.Size(), fi.ModTime().UnixNano())
+		if fi.Mode().IsRegular() {
+			size += fi.Size()
+		}
+		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%d\n", rel, fi.Mode().Type(), fi.Size(), fi.ModTime().UnixNano())
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), size, nil
 }

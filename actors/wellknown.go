@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"math/rand/v2"
@@ -57,10 +58,23 @@ type WellKnownOptions struct {
 //
 // Cache layout, per publisher, in filepath.Dir(Source.Root):
 //
+//	.skilljack-cache  the marker: the folder is the fetcher's (see below)
 //	index.json        the cached skills: name → type, URL, digest (written last)
 //	.index-meta.json  the index's validators (ETag, Last-Modified) and digest
 //	skills/<name>/    one folder per skill: the hasher's root
-//	.staging/         extraction in progress (never scanned; cleared at start)
+//	.staging-<name>~N extraction in progress (never scanned)
+//	.trash-<name>~N   a replaced skill folder being removed
+//
+// Every write, rename and removal goes through an [os.Root] on the
+// publisher folder, and only touches folders that are the fetcher's: the
+// publisher folder, skills/ and each skill folder hold the marker (a
+// folder cached by an earlier version is adopted when it holds the cache
+// index, or for a skill folder, when it is as the index recorded it). A
+// link, a file or a foreign folder in any of these places is refused with
+// an error naming it and left as it is. Staging and trash folders older
+// than an hour, left by a crash, are removed at the start of a sync when
+// they hold the marker. At most Config.MaxSkills skills and
+// Config.MaxCacheBytes bytes are cached per publisher.
 type WellKnownFetcher struct {
 	in   <-chan *message.Message
 	pub  message.Publisher
@@ -92,6 +106,12 @@ func NewWellKnownFetcher(configured <-chan *message.Message, pub message.Publish
 	}
 	if cfg.MaxUnpackedBytes <= 0 {
 		cfg.MaxUnpackedBytes = DefaultMaxUnpackedBytes
+	}
+	if cfg.MaxSkills <= 0 {
+		cfg.MaxSkills = DefaultWellKnownMaxSkills
+	}
+	if cfg.MaxCacheBytes <= 0 {
+		cfg.MaxCacheBytes = DefaultWellKnownMaxCacheBytes
 	}
 	f.opts.Config = cfg
 	f.c = fetch.New(&fetch.Options{
@@ -149,7 +169,7 @@ func (f *WellKnownFetcher) Run(ctx context.Context) error {
 					f.log.Warn("publisher source skipped: "+err.Error(), "source", src.Location)
 					continue
 				}
-				w := &wkWorker{f: f, src: src, spec: spec, cfgSeq: ev.Seq, dir: filepath.Dir(src.Root), kick: make(chan struct{}, 1)}
+				w := &wkWorker{f: f, src: src, spec: spec, cfgSeq: ev.Seq, dir: filepath.Dir(src.Root), kick: make(chan struct{}, 1), warned: map[string]bool{}}
 				workers = append(workers, w)
 				interval := f.opts.Config.PollInterval
 				if ev.Static {
@@ -185,6 +205,12 @@ type wkWorker struct {
 	cfgSeq uint64
 	dir    string // the publisher's cache folder
 	kick   chan struct{}
+	// cachedSkills is how many skills the cache index held at the last
+	// sync, for the level of a failure line.
+	cachedSkills int
+	// warned holds the leftovers already reported as left alone, so each
+	// is logged once per worker, not at every poll.
+	warned map[string]bool
 }
 
 func (w *wkWorker) run(ctx context.Context, interval time.Duration) {
@@ -228,6 +254,8 @@ type wkCached struct {
 	Digest string `json:"digest"`
 	// Stamp is [treeStamp] of the folder as the sync left it.
 	Stamp string `json:"stamp,omitempty"`
+	// Bytes is the size of the folder's files, for the cache budget.
+	Bytes int64 `json:"bytes,omitempty"`
 	// Files is a v0.1 skill's files list.
 	Files []string `json:"files,omitempty"`
 }
@@ -262,7 +290,9 @@ func (w *wkWorker) sync(ctx context.Context) {
 		return
 	}
 	if err != nil {
-		if cached := readJSON[wkCacheIndex](filepath.Join(w.dir, "index.json")); len(cached.Skills) > 0 {
+		if errors.Is(err, errCacheRefused) {
+			log.Error(fmt.Sprintf("publisher cache refused; nothing is synced, written or removed, and what is on disk is served as it is: %v", err))
+		} else if w.cachedSkills > 0 {
 			log.Warn(fmt.Sprintf("publisher sync failed; the last good copy stays served: %v", err))
 		} else {
 			log.Error(fmt.Sprintf("publisher sync failed; nothing cached to serve: %v", err))
@@ -308,48 +338,168 @@ func (w *wkWorker) publishSynced(ctx context.Context, log *slog.Logger, res *eve
 // see skills as they arrive.
 const wkCheckpoint = 2 * time.Second
 
-// intact reports whether the cached folder of skill name still is what
-// the sync wrote: its tree stamp (paths, sizes, mtimes) is unchanged and,
-// for a skill-md skill, its SKILL.md still has the index digest. A folder
-// changed by hand or by anything else is downloaded again.
-func (w *wkWorker) intact(skillsDir, name string, c wkCached) bool {
-	dir := filepath.Join(skillsDir, name)
-	if c.Type == wkTypeSkillMD {
-		// One file with a known digest: check its bytes, which catches an
-		// edit that kept the size and put the mtime back.
-		b, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
-		if err != nil || fetch.Digest(b) != c.Digest {
-			return false
-		}
-	}
-	if c.Stamp == "" {
-		return fileExists(filepath.Join(dir, "SKILL.md"))
-	}
-	st, err := treeStamp(dir)
-	return err == nil && st == c.Stamp
+// wkCache is a publisher's cache folder opened for one sync: every write,
+// rename and removal of the sync goes through its Roots.
+type wkCache struct {
+	pub *os.Root // the publisher folder
+	// skills is pub's skills/, nil until it exists.
+	skills    *os.Root
+	skillsDir string // its path, for events and messages
+	// legacy is true when this sync adopted the publisher folder from a
+	// version before the marker (by its cache index): its skills/ may
+	// lack the marker too.
+	legacy bool
+	// fresh is true when skills/ did not exist when the sync began.
+	fresh bool
 }
 
-// syncOnce fetches the index and brings the cache up to date. It returns
-// nil, nil when nothing on disk changed, and an error when the sync failed
-// as a whole (nothing was changed then).
-func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*events.SourceSynced)) (*events.SourceSynced, error) {
-	if err := os.MkdirAll(w.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating cache folder %s: %w", w.dir, err)
+func (c *wkCache) close() {
+	if c.skills != nil {
+		c.skills.Close()
 	}
-	// Leftovers of a crash, once they are old enough that no other
-	// process sharing the cache can still be using them.
-	stale, _ := filepath.Glob(filepath.Join(w.dir, ".staging", "*"))
-	trash, _ := filepath.Glob(filepath.Join(w.dir, ".trash-*"))
-	for _, p := range append(stale, trash...) {
-		if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) > staleAge {
-			os.RemoveAll(p)
+	c.pub.Close()
+}
+
+// openCache checks and opens the publisher folder, creating it (and the
+// top cache folder) with the marker when missing, and its skills/ folder
+// when there is one. Errors: a [cacheRefusal] naming the folder refused.
+func (w *wkWorker) openCache() (*wkCache, error) {
+	top, err := openCacheDir(filepath.Dir(w.dir))
+	if err != nil {
+		return nil, err
+	}
+	defer top.Close()
+	key := filepath.Base(w.dir)
+	c := &wkCache{skillsDir: filepath.Join(w.dir, "skills")}
+	if _, err := claimFolder(top, key, func() bool {
+		c.legacy = regularFile(top, filepath.Join(key, "index.json"))
+		return c.legacy
+	}); err != nil {
+		return nil, err
+	}
+	if c.pub, err = openSubRoot(top, key); err != nil {
+		return nil, err
+	}
+	if _, err := c.pub.Lstat("skills"); errors.Is(err, fs.ErrNotExist) {
+		c.fresh = true
+		return c, nil
+	}
+	if err := c.openSkills(); err != nil {
+		c.pub.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// openSkills claims and opens skills/, creating it with the marker when
+// it is missing.
+func (c *wkCache) openSkills() error {
+	if c.skills != nil {
+		return nil
+	}
+	if _, err := claimFolder(c.pub, "skills", func() bool { return c.legacy }); err != nil {
+		return err
+	}
+	var err error
+	c.skills, err = openSubRoot(c.pub, "skills")
+	return err
+}
+
+// removeStale removes the leftovers of a crash in the publisher folder,
+// once they are old enough that no other process sharing the cache can
+// still be using them: marked staging and trash folders, temporary JSON
+// files. The single .staging folder of versions before the marker goes
+// only when it is an empty folder.
+func (w *wkWorker) removeStale(c *wkCache, log *slog.Logger) {
+	removeLeftovers(c.pub, func(name string) leftoverKind {
+		switch {
+		case strings.HasPrefix(name, ".staging-") || strings.HasPrefix(name, ".trash-"):
+			return leftoverFolder
+		case strings.Contains(name, ".json.tmp"):
+			return leftoverFile
+		}
+		return notLeftover
+	}, func(err error) {
+		if !w.warned[err.Error()] {
+			w.warned[err.Error()] = true
+			log.Warn("crash leftover not removed: " + err.Error())
+		}
+	})
+	if fi, err := c.pub.Lstat(".staging"); err == nil && checkFolderInfo(".staging", fi) == nil && emptyFolder(c.pub, ".staging") {
+		c.pub.Remove(".staging")
+	}
+}
+
+// intact reports whether the cached folder of skill name still is what
+// the sync wrote, and the bytes of its files: its tree stamp (paths,
+// sizes, mtimes) is unchanged and, for a skill-md skill, its SKILL.md
+// still has the index digest. A folder changed by hand or by anything
+// else is downloaded again.
+func (w *wkWorker) intact(c *wkCache, name string, old wkCached) (ok bool, size int64) {
+	if old.Type == wkTypeSkillMD {
+		// One file with a known digest: check its bytes, which catches an
+		// edit that kept the size and put the mtime back.
+		b, err := fs.ReadFile(c.skills.FS(), name+"/SKILL.md")
+		if err != nil || fetch.Digest(b) != old.Digest {
+			return false, 0
 		}
 	}
-	meta := readJSON[wkMeta](filepath.Join(w.dir, ".index-meta.json"))
-	cached := readJSON[wkCacheIndex](filepath.Join(w.dir, "index.json"))
-	if cached.Skills == nil {
-		cached.Skills = map[string]wkCached{}
+	st, size, err := treeStamp(c.skills.FS(), name)
+	if err != nil {
+		return false, 0
 	}
+	if old.Stamp == "" {
+		return regularFile(c.skills, filepath.Join(name, "SKILL.md")), size
+	}
+	return st == old.Stamp, size
+}
+
+// claimSkill checks that the folder of skill name may be replaced or
+// removed: it is missing, or the fetcher's (marker), or empty, or recorded
+// in the cache index (had) and still exactly as recorded (a folder cached
+// before the marker existed; it gets the marker). Errors: a
+// [cacheRefusal] naming the folder.
+func claimSkill(c *wkCache, name string, old wkCached, had bool) error {
+	if _, err := c.skills.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	_, err := claimFolder(c.skills, name, func() bool {
+		if !had || old.Stamp == "" {
+			return false
+		}
+		st, _, err := treeStamp(c.skills.FS(), name)
+		return err == nil && st == old.Stamp
+	})
+	return err
+}
+
+// errCacheBudget marks a skill left out because the publisher's cache
+// budget (WELL_KNOWN_MAX_CACHE_MB) is spent.
+var errCacheBudget = errors.New("publisher cache budget spent")
+
+// capEntries keeps the first max entries of the index, with a warning
+// when it lists more.
+func capEntries(entries []wkEntry, max int, log *slog.Logger) []wkEntry {
+	if len(entries) <= max {
+		return entries
+	}
+	log.Warn(fmt.Sprintf("publisher index lists %d skills, more than WELL_KNOWN_MAX_SKILLS (%d): only the first %d are served", len(entries), max, max))
+	return entries[:max]
+}
+
+// wkIndexResult is what the index fetch of a sync brought.
+type wkIndexResult struct {
+	resp       *fetch.Response
+	entries    []wkEntry
+	legacy     bool
+	revision   string
+	validators fetch.Validators
+}
+
+// fetchIndex fetches the publisher's index (the v0.1 one when there is no
+// v0.2 one), conditionally when something is cached, and returns its
+// entries in index order; a 304 gives the cached skills as entries.
+func (w *wkWorker) fetchIndex(ctx context.Context, log *slog.Logger, meta wkMeta, cached wkCacheIndex) (*wkIndexResult, error) {
 	// The validators go only to the index they came from: a v0.1 index's
 	// ETag must not hide a v0.2 index published since.
 	var cond, legacyCond *fetch.Validators
@@ -360,8 +510,7 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 			cond = &meta.Validators
 		}
 	}
-
-	legacy := false
+	r := &wkIndexResult{}
 	resp, err := w.f.c.Get(ctx, w.spec.IndexURL, cond)
 	if se := (*fetch.StatusError)(nil); errors.As(err, &se) && se.Code == http.StatusNotFound {
 		// WKAS-R32/R33: a publisher with only the v0.1 layout.
@@ -369,25 +518,24 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 		if lerr != nil {
 			return nil, fmt.Errorf("fetching index %s: %w (and the v0.1 index: %v)", w.spec.IndexURL, err, lerr)
 		}
-		resp, err, legacy = lresp, nil, true
+		resp, err, r.legacy = lresp, nil, true
 	}
 	if err != nil {
 		return nil, fmt.Errorf("fetching index: %w", err)
 	}
-	var entries []wkEntry
-	revision, validators := resp.Digest, resp.Validators
+	r.resp, r.revision, r.validators = resp, resp.Digest, resp.Validators
 	if resp.NotModified {
 		// The index is unchanged: check the cached skills against what a
 		// sync wrote, and download again any that changed on disk.
 		log.Debug("publisher index not modified", "url", resp.URL.String())
-		revision, validators = meta.Digest, meta.Validators
+		r.revision, r.validators = meta.Digest, meta.Validators
 		for _, name := range slices.Sorted(maps.Keys(cached.Skills)) {
 			c := cached.Skills[name]
-			entries = append(entries, wkEntry{name: name, typ: c.Type, url: c.URL, digest: c.Digest, files: c.Files})
+			r.entries = append(r.entries, wkEntry{name: name, typ: c.Type, url: c.URL, digest: c.Digest, files: c.Files})
 		}
 	} else {
 		var v01 bool
-		entries, v01, err = parseWellKnownIndex(resp.Body, legacy, log.With("index", resp.URL.String()))
+		r.entries, v01, err = parseWellKnownIndex(resp.Body, r.legacy, log.With("index", resp.URL.String()))
 		if err != nil {
 			return nil, fmt.Errorf("index %s: %w", resp.URL, err)
 		}
@@ -395,15 +543,37 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 			log.Warn("publisher serves a v0.1 index without digests: its files carry no integrity check (WKAS-R33)", "index", resp.URL.String())
 		}
 	}
+	r.entries = capEntries(r.entries, w.f.opts.Config.MaxSkills, log)
+	return r, nil
+}
 
-	skillsDir := filepath.Join(w.dir, "skills")
-	_, statErr := os.Stat(skillsDir)
-	freshRoot := statErr != nil
-	if err := os.MkdirAll(skillsDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating cache folder %s: %w", skillsDir, err)
+// syncOnce fetches the index and brings the cache up to date. It returns
+// nil, nil when nothing on disk changed, and an error when the sync failed
+// as a whole (nothing was changed then).
+func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*events.SourceSynced)) (*events.SourceSynced, error) {
+	c, err := w.openCache()
+	if err != nil {
+		return nil, err
 	}
+	defer c.close()
+	w.removeStale(c, log)
+	meta := readJSON[wkMeta](c.pub, ".index-meta.json")
+	cached := readJSON[wkCacheIndex](c.pub, "index.json")
+	if cached.Skills == nil {
+		cached.Skills = map[string]wkCached{}
+	}
+	w.cachedSkills = len(cached.Skills)
+	idx, err := w.fetchIndex(ctx, log, meta, cached)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.openSkills(); err != nil {
+		return nil, err
+	}
+	freshRoot := c.fresh
+	revision := idx.revision
 	out := &events.SourceSynced{Revision: revision, Errors: map[string]string{}}
-	next := wkCacheIndex{Source: resp.URL.String(), FetchedAt: time.Now(), Skills: map[string]wkCached{}}
+	next := wkCacheIndex{Source: idx.resp.URL.String(), FetchedAt: time.Now(), Skills: map[string]wkCached{}}
 	// checkpoint saves what is on disk so far (the skills processed, and
 	// the cached ones not reached yet) and announces the swaps since the
 	// last checkpoint.
@@ -415,7 +585,7 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 		lastCheckpoint = time.Now()
 		merged := wkCacheIndex{Source: next.Source, FetchedAt: next.FetchedAt, Skills: maps.Clone(cached.Skills)}
 		maps.Copy(merged.Skills, next.Skills)
-		if err := writeJSONAtomic(filepath.Join(w.dir, "index.json"), merged); err != nil {
+		if err := writeJSONAtomic(c.pub, "index.json", merged); err != nil {
 			log.Warn("cannot save sync progress", "error", err)
 			return
 		}
@@ -424,73 +594,30 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 		out.Paths, out.Synced = nil, nil
 		emit(part)
 	}
-	for _, e := range entries {
+	budget := &wkBudget{max: w.f.opts.Config.MaxCacheBytes}
+	for _, e := range idx.entries {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		checkpoint()
-		if e.typ == "" {
-			// An entry skipped by parsing: keep what is cached (last good copy).
-			if c, ok := cached.Skills[e.name]; ok {
-				next.Skills[e.name] = c
-			}
-			continue
-		}
-		old, had := cached.Skills[e.name]
-		// WKAS-R18: an unchanged digest needs no download, as long as the
-		// cached folder is as written. (A v0.1 entry has no digest in the
-		// index: its files are fetched whenever the index is.)
-		if had && old.Digest == e.digest && old.Type == e.typ && w.intact(skillsDir, e.name, old) {
-			next.Skills[e.name] = old
-			continue
-		}
-		if had && old.Digest == e.digest && old.Type == e.typ {
-			log.Warn(fmt.Sprintf("cached copy of publisher skill %s changed on disk; downloading it again", e.name), "skill", e.name)
-		}
-		got, swapped, err := w.fetchSkill(ctx, resp.URL, e, skillsDir, old)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			log.Warn(fmt.Sprintf("publisher skill %s not updated; its previous copy (if any) stays served: %v", e.name, err), "skill", e.name)
-			out.Errors[e.name] = err.Error()
-			if had {
-				next.Skills[e.name] = old
-			}
-			continue
-		}
-		next.Skills[e.name] = got
-		if swapped {
-			out.Synced = append(out.Synced, e.name)
-			out.Paths = append(out.Paths, filepath.Join(skillsDir, e.name))
-		}
+		w.syncEntry(ctx, log, c, idx.resp.URL, e, cached, next, out, budget)
 	}
-	// Prune the skills the index no longer names (reference §5 step 4), and
-	// any folder the cache index does not know.
-	ents, _ := os.ReadDir(skillsDir)
-	for _, d := range ents {
-		name := d.Name()
-		if _, keep := next.Skills[name]; keep {
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(skillsDir, name)); err != nil {
-			log.Warn("cannot prune removed skill", "skill", name, "error", err)
-			continue
-		}
-		out.Removed = append(out.Removed, name)
-		out.Paths = append(out.Paths, filepath.Join(skillsDir, name))
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
+	w.prune(c, log, cached, next, out)
 	// The cache index last, so a crash leaves the old one (reference §5).
-	if err := writeJSONAtomic(filepath.Join(w.dir, "index.json"), next); err != nil {
+	if err := writeJSONAtomic(c.pub, "index.json", next); err != nil {
 		return nil, err
 	}
+	w.cachedSkills = len(next.Skills)
 	// Validators only after a complete sync: a skill that failed is tried
 	// again at the next poll instead of being hidden behind a 304.
-	m := wkMeta{Digest: revision, URL: resp.URL.String(), FetchedAt: next.FetchedAt, Legacy: legacy}
+	m := wkMeta{Digest: revision, URL: idx.resp.URL.String(), FetchedAt: next.FetchedAt, Legacy: idx.legacy}
 	if len(out.Errors) == 0 {
-		m.Validators = validators
+		m.Validators = idx.validators
 	}
-	if err := writeJSONAtomic(filepath.Join(w.dir, ".index-meta.json"), m); err != nil {
+	if err := writeJSONAtomic(c.pub, ".index-meta.json", m); err != nil {
 		log.Warn("cannot write index validators", "error", err)
 	}
 	if len(out.Paths) == 0 && len(out.Errors) == 0 && len(out.Removed) == 0 {
@@ -504,97 +631,208 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 	return out, nil
 }
 
-// fetchSkill downloads, verifies and swaps in one skill, returning what is
-// now cached. Nothing is written unless every check passed.
-func (w *wkWorker) fetchSkill(ctx context.Context, base *url.URL, e wkEntry, skillsDir string, old wkCached) (got wkCached, swapped bool, err error) {
-	stageRoot := filepath.Join(w.dir, ".staging")
-	if err := os.MkdirAll(stageRoot, 0o755); err != nil {
-		return wkCached{}, false, err
+// wkBudget counts the bytes cached for a publisher during one sync
+// against WELL_KNOWN_MAX_CACHE_MB.
+type wkBudget struct {
+	max, used int64
+	spent     bool // a download did not fit: no more downloads this sync
+}
+
+// syncEntry brings the cached copy of index entry e up to date and records
+// the outcome in next and out. A failure keeps the cached copy.
+func (w *wkWorker) syncEntry(ctx context.Context, log *slog.Logger, c *wkCache, base *url.URL, e wkEntry, cached, next wkCacheIndex, out *events.SourceSynced, budget *wkBudget) {
+	old, had := cached.Skills[e.name]
+	keep := func() {
+		if had {
+			next.Skills[e.name] = old
+			budget.used += old.Bytes
+		}
 	}
-	stage, err := os.MkdirTemp(stageRoot, e.name+"-")
+	if e.typ == "" {
+		keep() // an entry skipped by parsing: keep what is cached (last good copy)
+		return
+	}
+	// WKAS-R18: an unchanged digest needs no download, as long as the
+	// cached folder is as written. (A v0.1 entry has no digest in the
+	// index: its files are fetched whenever the index is.)
+	if had && old.Digest == e.digest && old.Type == e.typ {
+		if ok, size := w.intact(c, e.name, old); ok {
+			old.Bytes = size
+			keep()
+			return
+		}
+		log.Warn(fmt.Sprintf("cached copy of publisher skill %s changed on disk; downloading it again", e.name), "skill", e.name)
+	}
+	if budget.spent {
+		keep()
+		return
+	}
+	got, swapped, err := w.fetchSkill(ctx, c, base, e, old, had, budget.max-budget.used)
+	switch {
+	case errors.Is(err, errCacheBudget):
+		budget.spent = true
+		log.Warn(fmt.Sprintf("publisher cache budget of %s (WELL_KNOWN_MAX_CACHE_MB) is spent at skill %s: no more skills are downloaded in this sync; what is cached stays served", mib(budget.max), e.name), "skill", e.name)
+		keep()
+	case err != nil:
+		if ctx.Err() != nil {
+			return
+		}
+		log.Warn(fmt.Sprintf("publisher skill %s not updated; its previous copy (if any) stays served: %v", e.name, err), "skill", e.name)
+		out.Errors[e.name] = err.Error()
+		keep()
+	default:
+		next.Skills[e.name] = got
+		budget.used += got.Bytes
+		if swapped {
+			out.Synced = append(out.Synced, e.name)
+			out.Paths = append(out.Paths, filepath.Join(c.skillsDir, e.name))
+		}
+	}
+}
+
+// prune removes the skills the index no longer names (reference §5 step
+// 4): the folders the cache index records, when they are still the
+// fetcher's ([claimSkill]), and folders of skills/ that hold the marker
+// but that no index names (a crash between a swap and the index write).
+// Anything else in skills/ is left alone; a recorded folder that is not
+// the fetcher's any more is reported.
+func (w *wkWorker) prune(c *wkCache, log *slog.Logger, cached, next wkCacheIndex, out *events.SourceSynced) {
+	names := slices.Concat(slices.Collect(maps.Keys(cached.Skills)), entryNames(c.skills, "."))
+	slices.Sort(names)
+	for _, name := range slices.Compact(names) {
+		if _, keep := next.Skills[name]; keep || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if _, err := c.skills.Lstat(name); err != nil {
+			continue
+		}
+		old, had := cached.Skills[name]
+		if !had && !ownedFolder(c.skills, name) {
+			continue // not ours: never touched
+		}
+		err := claimSkill(c, name, old, had)
+		if err == nil {
+			err = removeOwned(c.skills, name)
+		}
+		if err != nil {
+			log.Warn("cannot prune removed skill: "+err.Error(), "skill", name)
+			continue
+		}
+		out.Removed = append(out.Removed, name)
+		out.Paths = append(out.Paths, filepath.Join(c.skillsDir, name))
+	}
+}
+
+// fetchSkill downloads, verifies and swaps in one skill, returning what is
+// now cached. Nothing is written unless every check passed; the skill's
+// folder is replaced only when it is the fetcher's ([claimSkill]) and the
+// new copy fits in remaining bytes (else errCacheBudget).
+func (w *wkWorker) fetchSkill(ctx context.Context, c *wkCache, base *url.URL, e wkEntry, old wkCached, had bool, remaining int64) (got wkCached, swapped bool, err error) {
+	stage, err := makeTempFolder(c.pub, ".staging-"+e.name)
 	if err != nil {
 		return wkCached{}, false, err
 	}
-	defer os.RemoveAll(stage)
-	got = wkCached{Type: e.typ, Files: e.files}
-
-	switch e.typ {
-	case wkTypeSkillMD, wkTypeArchive:
-		u, err := base.Parse(e.url) // WKAS-R15: against the final index URL
-		if err != nil {
-			return wkCached{}, false, fmt.Errorf("bad url %q: %w", e.url, err)
-		}
-		got.URL = u.String()
-		resp, err := w.f.c.Get(ctx, got.URL, nil)
-		if err != nil {
-			return wkCached{}, false, err
-		}
-		if err := fetch.VerifyDigest(resp.Body, e.digest); err != nil {
-			return wkCached{}, false, fmt.Errorf("%s: %w", got.URL, err) // WKAS-R17: nothing written
-		}
-		got.Digest = e.digest
-		if e.typ == wkTypeSkillMD {
-			if err := os.WriteFile(filepath.Join(stage, "SKILL.md"), resp.Body, 0o644); err != nil {
-				return wkCached{}, false, err
-			}
-			break
-		}
-		format, err := archive.DetectFormat(resp.ContentType, u.Path)
-		if err != nil {
-			return wkCached{}, false, fmt.Errorf("%s: %w", got.URL, err)
-		}
-		root, err := os.OpenRoot(stage)
-		if err != nil {
-			return wkCached{}, false, err
-		}
-		_, err = archive.Extract(format, resp.Body, root, &archive.Options{MaxBytes: w.f.opts.Config.MaxUnpackedBytes, RequireSkillMD: true})
-		root.Close()
-		if err != nil {
-			return wkCached{}, false, fmt.Errorf("%s: %w", got.URL, err)
-		}
-	case wkTypeFiles:
-		// WKAS-R32: /.well-known/skills/{name}/{path}, relative to the index.
-		var sum bytes.Buffer
-		type fileDigest struct{ path, digest string }
-		var fds []fileDigest
-		for _, p := range e.files {
-			u, err := base.Parse(url.PathEscape(e.name) + "/" + escapePath(p))
-			if err != nil {
-				return wkCached{}, false, fmt.Errorf("bad file path %q: %w", p, err)
-			}
-			resp, err := w.f.c.Get(ctx, u.String(), nil)
-			if err != nil {
-				return wkCached{}, false, err
-			}
-			dst := filepath.Join(stage, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return wkCached{}, false, err
-			}
-			if err := os.WriteFile(dst, resp.Body, 0o644); err != nil {
-				return wkCached{}, false, err
-			}
-			fds = append(fds, fileDigest{p, strings.TrimPrefix(resp.Digest, "sha256:")})
-		}
-		// The skill digest of WKAS-R34 over the files, for change detection.
-		slices.SortFunc(fds, func(a, b fileDigest) int { return strings.Compare(a.path, b.path) })
-		for _, fd := range fds {
-			sum.WriteString(fd.path + "\x00" + fd.digest + "\n")
-		}
-		got.Digest = fetch.Digest(sum.Bytes())
-		got.URL = base.String()
-		if got.Digest == old.Digest && old.Type == e.typ && w.intact(skillsDir, e.name, old) {
-			got.Stamp = old.Stamp
+	defer c.pub.RemoveAll(stage) // gone already after a swap
+	sroot, err := openSubRoot(c.pub, stage)
+	if err != nil {
+		return wkCached{}, false, err
+	}
+	defer sroot.Close()
+	if got, err = w.download(ctx, sroot, base, e); err != nil {
+		return wkCached{}, false, err
+	}
+	if e.typ == wkTypeFiles && got.Digest == old.Digest && old.Type == e.typ {
+		if ok, size := w.intact(c, e.name, old); ok {
+			got.Stamp, got.Bytes = old.Stamp, size
 			return got, false, nil // same files: keep the folder as it is
 		}
 	}
-	dst := filepath.Join(skillsDir, e.name)
-	if err := swapFolder(stage, dst, filepath.Join(w.dir, fmt.Sprintf(".trash-%s~%d", e.name, rand.Int64()))); err != nil {
-		return wkCached{}, false, fmt.Errorf("replacing %s: %w", dst, err)
+	if _, size, err := treeStamp(sroot.FS(), "."); err != nil {
+		return wkCached{}, false, fmt.Errorf("measuring %s: %w", displayPath(c.pub, stage), err)
+	} else if size > remaining {
+		return wkCached{}, false, fmt.Errorf("%w: skill %s needs %s", errCacheBudget, e.name, mib(size))
 	}
-	if got.Stamp, err = treeStamp(dst); err != nil {
+	if err := claimSkill(c, e.name, old, had); err != nil {
+		return wkCached{}, false, err
+	}
+	dst := filepath.Join("skills", e.name)
+	if err := swapFolder(c.pub, stage, dst, fmt.Sprintf(".trash-%s~%d", e.name, rand.Uint64())); err != nil {
+		return wkCached{}, false, fmt.Errorf("replacing %s: %w", displayPath(c.pub, dst), err)
+	}
+	if got.Stamp, got.Bytes, err = treeStamp(c.skills.FS(), e.name); err != nil {
 		w.f.log.Warn("cannot stamp cached skill; it will be checked by its SKILL.md only", "skill", e.name, "error", err)
 	}
 	return got, true, nil
+}
+
+// download fetches the artifact (or v0.1 files) of e into the staging
+// folder stage, verifying each digest before anything is written, and
+// returns the cache record without stamp and size.
+func (w *wkWorker) download(ctx context.Context, stage *os.Root, base *url.URL, e wkEntry) (wkCached, error) {
+	got := wkCached{Type: e.typ, Files: e.files}
+	if e.typ == wkTypeFiles {
+		return w.downloadFiles(ctx, stage, base, e, got)
+	}
+	u, err := base.Parse(e.url) // WKAS-R15: against the final index URL
+	if err != nil {
+		return wkCached{}, fmt.Errorf("bad url %q: %w", e.url, err)
+	}
+	got.URL = u.String()
+	resp, err := w.f.c.Get(ctx, got.URL, nil)
+	if err != nil {
+		return wkCached{}, err
+	}
+	if err := fetch.VerifyDigest(resp.Body, e.digest); err != nil {
+		return wkCached{}, fmt.Errorf("%s: %w", got.URL, err) // WKAS-R17: nothing written
+	}
+	got.Digest = e.digest
+	if e.typ == wkTypeSkillMD {
+		if err := stage.WriteFile("SKILL.md", resp.Body, 0o644); err != nil {
+			return wkCached{}, fmt.Errorf("writing %s: %w", displayPath(stage, "SKILL.md"), err)
+		}
+		return got, nil
+	}
+	format, err := archive.DetectFormat(resp.ContentType, u.Path)
+	if err != nil {
+		return wkCached{}, fmt.Errorf("%s: %w", got.URL, err)
+	}
+	if _, err := archive.Extract(format, resp.Body, stage, &archive.Options{MaxBytes: w.f.opts.Config.MaxUnpackedBytes, RequireSkillMD: true}); err != nil {
+		return wkCached{}, fmt.Errorf("%s: %w", got.URL, err)
+	}
+	return got, nil
+}
+
+// downloadFiles fetches a v0.1 skill's files (WKAS-R32:
+// /.well-known/skills/{name}/{path}, relative to the index) into stage and
+// records the skill digest of WKAS-R34 over them, for change detection.
+func (w *wkWorker) downloadFiles(ctx context.Context, stage *os.Root, base *url.URL, e wkEntry, got wkCached) (wkCached, error) {
+	type fileDigest struct{ path, digest string }
+	var fds []fileDigest
+	for _, p := range e.files {
+		u, err := base.Parse(url.PathEscape(e.name) + "/" + escapePath(p))
+		if err != nil {
+			return wkCached{}, fmt.Errorf("bad file path %q: %w", p, err)
+		}
+		resp, err := w.f.c.Get(ctx, u.String(), nil)
+		if err != nil {
+			return wkCached{}, err
+		}
+		if err := stage.MkdirAll(filepath.FromSlash(path.Dir(p)), 0o755); err != nil {
+			return wkCached{}, fmt.Errorf("creating %s: %w", displayPath(stage, path.Dir(p)), err)
+		}
+		if err := stage.WriteFile(filepath.FromSlash(p), resp.Body, 0o644); err != nil {
+			return wkCached{}, fmt.Errorf("writing %s: %w", displayPath(stage, p), err)
+		}
+		fds = append(fds, fileDigest{p, strings.TrimPrefix(resp.Digest, "sha256:")})
+	}
+	slices.SortFunc(fds, func(a, b fileDigest) int { return strings.Compare(a.path, b.path) })
+	var sum bytes.Buffer
+	for _, fd := range fds {
+		sum.WriteString(fd.path + "\x00" + fd.digest + "\n")
+	}
+	got.Digest = fetch.Digest(sum.Bytes())
+	got.URL = base.String()
+	return got, nil
 }
 
 // escapePath escapes each segment of a '/'-separated relative path.
@@ -737,11 +975,11 @@ func checkV01Files(files []string) string {
 	return ""
 }
 
-// readJSON reads a cache file; a missing or broken one gives the zero
-// value (the next sync rewrites it).
-func readJSON[T any](name string) T {
+// readJSON reads the cache file name of root; a missing or broken one
+// gives the zero value (the next sync rewrites it).
+func readJSON[T any](root *os.Root, name string) T {
 	var v T
-	if b, err := os.ReadFile(name); err == nil {
+	if b, err := root.ReadFile(name); err == nil {
 		if json.Unmarshal(b, &v) != nil {
 			var zero T
 			return zero
@@ -750,20 +988,12 @@ func readJSON[T any](name string) T {
 	return v
 }
 
-// writeJSONAtomic writes v as indented JSON to name through a temporary
-// file and a rename, so a reader never sees half a file.
-func writeJSONAtomic(name string, v any) error {
+// writeJSONAtomic writes v as indented JSON to name in root through a
+// temporary file and a rename, so a reader never sees half a file.
+func writeJSONAtomic(root *os.Root, name string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
-	if err == nil {
-		err = writeFileAtomic(name, append(b, '\n'))
-	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
+		return fmt.Errorf("encoding %s: %w", displayPath(root, name), err)
 	}
-	return nil
-}
-
-func fileExists(name string) bool {
-	fi, err := os.Stat(name)
-	return err == nil && fi.Mode().IsRegular()
+	return writeFileAtomic(root, name, append(b, '\n'))
 }

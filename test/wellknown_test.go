@@ -578,6 +578,11 @@ func TestWellKnownStartupNeverBlocks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cached, "SKILL.md"), helloMD, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An earlier run leaves its cache index beside skills/: without it the
+	// folder would not be the fetcher's (issue 10 F1) and no sync would run.
+	if err := os.WriteFile(filepath.Join(base, "cache", "well-known", "publisher.test", "index.json"), []byte(`{"skills":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	started := time.Now()
 	w := startWK(t, pubClient(60*time.Second, pub), map[string]string{"WELL_KNOWN_ALLOWED_ORIGINS": pub.origin(),
 		"SKILLJACK_CACHE_DIR": filepath.Join(base, "cache")}, modernVersion, pub.origin())
