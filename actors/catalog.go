@@ -405,11 +405,11 @@ func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logge
 // catalog ([BuildCatalog]); when the catalog differs from the last one
 // published, it publishes it with the next version as
 // [events.CatalogChanged]; what changed is the notifier's to work out. A
-// rebuild that changes nothing (a no-op rescan, a reconcile tick)
-// publishes nothing and takes no version. When the
-// configuration is static, the first catalog fixes the skill URIs served:
-// later catalogs never add a skill, but served skills keep following their
-// files and drop out when their folder goes. The publish blocks as the bus
+// rebuild that changes nothing (a no-op rescan, a reconcile tick) publishes
+// nothing and takes no version. When the configuration is static, the first
+// catalog fixes the skill URIs served: later catalogs never add a skill, but
+// served skills keep following their files and drop out when their folder
+// goes. The publish blocks as the bus
 // does. Each diagnostic is logged once per (file, message, version):
 // warnings at Warn, skips at Error.
 func (b *CatalogBuilder) Run(ctx context.Context) error {
