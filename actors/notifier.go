@@ -90,10 +90,10 @@ func NewNotifierWithOptions(changed <-chan *message.Message, pub message.Publish
 // already open; nothing for the first catalog. When windows end, their URIs
 // are published together as one [events.ResourcesUpdated] (sorted), with
 // Version the newest catalog version any of them changed in, so the facade
-// sends them only once it serves that version, and with Gone the URIs that
-// the newest catalog held serves no more, nor the skill that last served
-// them (the facade drops their subscriptions, so that a skill coming back
-// later does not revive them). Publishing blocks as the bus does. Run owns
+// sends them only once it serves that version, and with Gone those that
+// the newest catalog serves no more, nor the skill that last served them
+// (the facade drops their subscriptions, so that a skill coming back later
+// does not revive them). Publishing blocks as the bus does. Run owns
 // its one timer and starts no goroutine.
 func (n *Notifier) Run(ctx context.Context) error {
 	n.pending = map[string]pendingUpdate{}
