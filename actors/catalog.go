@@ -404,12 +404,12 @@ func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logge
 // and again after every later event that changes the state, it builds a
 // catalog ([BuildCatalog]); when the catalog differs from the last one
 // published, it publishes it with the next version as
-// [events.CatalogChanged], listing the SKILL.md URIs added, removed and
-// changed (digest or flag). A rebuild that changes nothing (a no-op rescan,
-// a reconcile tick) publishes nothing and takes no version. When the
-// configuration is static, the first catalog fixes the skill URIs served:
-// later catalogs never add a skill, but served skills keep following their
-// files and drop out when their folder goes. The publish blocks as the bus
+// [events.CatalogChanged]; what changed is the notifier's to work out. A
+// rebuild that changes nothing (a no-op rescan, a reconcile tick) publishes
+// nothing and takes no version. When the configuration is static, the first
+// catalog fixes the skill URIs served: later catalogs never add a skill, but
+// served skills keep following their files and drop out when their folder
+// goes. The publish blocks as the bus
 // does. Each diagnostic is logged once per (file, message, version):
 // warnings at Warn, skips at Error.
 func (b *CatalogBuilder) Run(ctx context.Context) error {
@@ -504,7 +504,6 @@ func (b *CatalogBuilder) rebuild() {
 		return // a no-op rescan or reconcile tick: no new version
 	}
 	ev := events.CatalogChanged{Catalog: cat}
-	ev.Added, ev.Removed, ev.Changed = diffCatalogs(b.prev, cat)
 	b.prev = cat
 	b.log.Debug("catalog built", "version", version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
 	if err := events.Publish(b.pub, ev); err != nil {
@@ -559,32 +558,6 @@ func (b *CatalogBuilder) logDiagnostics(diags []events.Diagnostic) {
 		b.log.Log(context.Background(), level, d.Message, attrs...)
 	}
 	b.logged = seen
-}
-
-// diffCatalogs lists the SKILL.md URIs added to, removed from and changed
-// between prev (nil: nothing before) and next.
-func diffCatalogs(prev, next *events.Catalog) (added, removed, changed []string) {
-	if prev == nil {
-		for _, s := range next.Skills {
-			added = append(added, s.URI)
-		}
-		return added, nil, nil
-	}
-	for _, s := range next.Skills {
-		old := prev.SkillByURI(s.URI)
-		switch {
-		case old == nil:
-			added = append(added, s.URI)
-		case !sameSkill(old, &s):
-			changed = append(changed, s.URI)
-		}
-	}
-	for _, s := range prev.Skills {
-		if next.SkillByURI(s.URI) == nil {
-			removed = append(removed, s.URI)
-		}
-	}
-	return added, removed, changed
 }
 
 func sameSkill(a, b *events.Skill) bool {

@@ -25,6 +25,7 @@ type builderRun struct {
 	cfgIn, scanIn, ovIn chan *message.Message
 	pub                 *recordingPublisher
 	seq, ovSeq          uint64
+	last                *events.Catalog // the last catalog published
 }
 
 func startBuilder(t *testing.T, root string, static bool) (*builderRun, *syncBuffer) {
@@ -49,8 +50,8 @@ func startBuilder(t *testing.T, root string, static bool) (*builderRun, *syncBuf
 }
 
 // rescan scans the folder, feeds the scan and returns the catalog.changed
-// published, or nil.
-func (r *builderRun) rescan() *events.CatalogChanged {
+// published, with what changed since the last one, or nil.
+func (r *builderRun) rescan() *catalogDiff {
 	r.t.Helper()
 	scan, err := r.hasher.Scan(r.t.Context(), r.src)
 	if err != nil {
@@ -62,22 +63,23 @@ func (r *builderRun) rescan() *events.CatalogChanged {
 	return r.published()
 }
 
-func (r *builderRun) overrides(o map[string]events.Override) *events.CatalogChanged {
+func (r *builderRun) overrides(o map[string]events.Override) *catalogDiff {
 	r.t.Helper()
 	r.ovSeq++
 	r.ovIn <- encode(r.t, events.OverridesChanged{Seq: r.ovSeq, Overrides: o})
 	return r.published()
 }
 
-func (r *builderRun) published() *events.CatalogChanged {
+func (r *builderRun) published() *catalogDiff {
 	r.t.Helper()
 	synctest.Wait()
 	select {
 	case m := <-r.pub.ch:
-		ev, err := events.Decode[events.CatalogChanged](m)
+		ev, err := decodeCatalog(r.last, m)
 		if err != nil {
 			r.t.Fatal(err)
 		}
+		r.last = ev.Catalog
 		select {
 		case <-r.pub.ch:
 			r.t.Fatal("two catalogs published for one event")
@@ -97,13 +99,13 @@ func (r *builderRun) remove(rel string) {
 	}
 }
 
-// diffLists is what a CatalogChanged says changed.
+// diffLists is what changed in a published catalog.
 type diffLists struct {
 	Version                 uint64
 	Added, Removed, Changed []string
 }
 
-func lists(ev *events.CatalogChanged) *diffLists {
+func lists(ev *catalogDiff) *diffLists {
 	if ev == nil {
 		return nil
 	}
@@ -118,9 +120,9 @@ func uris(cat *events.Catalog) []string {
 	return out
 }
 
-// TestCatalogBuilderChanges checks Added, Removed and Changed for each
-// kind of change, and that a rebuild that changes nothing publishes no
-// version.
+// TestCatalogBuilderChanges checks the SKILL.md URIs added, removed and
+// changed between the catalogs published for each kind of change, and that
+// a rebuild that changes nothing publishes no version.
 func TestCatalogBuilderChanges(t *testing.T) {
 	const a, b, c = "skill://skills/a/SKILL.md", "skill://skills/b/SKILL.md", "skill://skills/c/SKILL.md"
 	f := false
@@ -130,37 +132,37 @@ func TestCatalogBuilderChanges(t *testing.T) {
 		r.write(map[string]string{"a/SKILL.md": skillMD("a", "d"), "a/ref.md": "1", "b/SKILL.md": skillMD("b", "d")})
 		steps := []struct {
 			name string
-			do   func() *events.CatalogChanged
+			do   func() *catalogDiff
 			want *diffLists
 		}{
 			{"first catalog: everything added", r.rescan, &diffLists{1, []string{a, b}, nil, nil}},
 			{"no-op rescan: nothing published", r.rescan, nil},
-			{"file edited in a skill", func() *events.CatalogChanged {
+			{"file edited in a skill", func() *catalogDiff {
 				r.write(map[string]string{"a/ref.md": "2"})
 				return r.rescan()
 			}, &diffLists{2, nil, nil, []string{a}}},
-			{"skill added", func() *events.CatalogChanged {
+			{"skill added", func() *catalogDiff {
 				r.write(map[string]string{"c/SKILL.md": skillMD("c", "d")})
 				return r.rescan()
 			}, &diffLists{3, []string{c}, nil, nil}},
-			{"skill removed", func() *events.CatalogChanged {
+			{"skill removed", func() *catalogDiff {
 				r.remove("c")
 				return r.rescan()
 			}, &diffLists{4, nil, []string{c}, nil}},
-			{"skill renamed: old removed, new added", func() *events.CatalogChanged {
+			{"skill renamed: old removed, new added", func() *catalogDiff {
 				if err := os.Rename(filepath.Join(root, "b"), filepath.Join(root, "c")); err != nil {
 					t.Fatal(err)
 				}
 				r.write(map[string]string{"c/SKILL.md": skillMD("c", "d")})
 				return r.rescan()
 			}, &diffLists{5, []string{c}, []string{b}, nil}},
-			{"override set", func() *events.CatalogChanged {
+			{"override set", func() *catalogDiff {
 				return r.overrides(map[string]events.Override{"skills__a": {User: &f}})
 			}, &diffLists{6, nil, nil, []string{a}}},
-			{"same overrides again: nothing published", func() *events.CatalogChanged {
+			{"same overrides again: nothing published", func() *catalogDiff {
 				return r.overrides(map[string]events.Override{"skills__a": {User: &f}})
 			}, nil},
-			{"frontmatter flag changed", func() *events.CatalogChanged {
+			{"frontmatter flag changed", func() *catalogDiff {
 				r.write(map[string]string{"c/SKILL.md": "---\nname: c\ndescription: d\ndisable-model-invocation: true\n---\n"})
 				return r.rescan()
 			}, &diffLists{7, nil, nil, []string{c}}},

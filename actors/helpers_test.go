@@ -13,6 +13,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -107,4 +108,25 @@ func testContextCancelled(t *testing.T) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	return ctx, cancel
+}
+
+// catalogDiff is a catalog.changed with the SKILL.md URIs added, removed and
+// changed since the catalog before it, which the tests work out themselves
+// ([actors.DiffCatalogs]): the builder no longer lists them, the notifier
+// alone decides what changed (issue 11 item 5).
+type catalogDiff struct {
+	Catalog                 *events.Catalog
+	Added, Removed, Changed []string
+}
+
+// decodeCatalog decodes a catalog.changed and diffs its catalog against
+// prev (nil: the first catalog).
+func decodeCatalog(prev *events.Catalog, m *message.Message) (catalogDiff, error) {
+	ev, err := events.Decode[events.CatalogChanged](m)
+	if err != nil {
+		return catalogDiff{}, err
+	}
+	d := catalogDiff{Catalog: ev.Catalog}
+	d.Added, d.Removed, d.Changed = actors.DiffCatalogs(prev, ev.Catalog)
+	return d, nil
 }

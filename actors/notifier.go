@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -31,9 +32,11 @@ type NotifierOptions struct {
 }
 
 // Notifier is the actor that turns catalog versions into resource update
-// notices (DESIGN "notifier"): the file URIs whose digest changed or that
-// vanished between the catalog it holds and the next one, debounced per
-// URI.
+// notices (DESIGN "notifier"), and the only component that decides which
+// resources clients hear changed: the file URIs whose digest changed or
+// that vanished between the catalog it holds and the next one, and
+// [events.IndexURI] when the index's body changed, debounced per URI; with
+// the vanished URIs whose skill went listed as Gone.
 type Notifier struct {
 	in       <-chan *message.Message
 	pub      message.Publisher
@@ -49,6 +52,9 @@ type Notifier struct {
 type pendingUpdate struct {
 	due     time.Time
 	version uint64 // the newest catalog version the URI changed in
+	// skill is the SKILL.md URI of the skill that served the URI in the
+	// catalog before that change ("" for the index).
+	skill string
 }
 
 // NewNotifier returns a notifier reading catalog.changed messages from
@@ -79,14 +85,16 @@ func NewNotifierWithOptions(changed <-chan *message.Message, pub message.Publish
 // to send them to). Each message is acked once, never nacked
 // ([events.Handle]). A catalog whose Version is not above the one held is
 // dropped. For a newer one, every served file URI whose digest changed or
-// that vanished, plus [events.IndexURI] when a skill was added or removed
-// or a SKILL.md changed (the index lists them), starts a debounce window
-// of its own unless one is already open; nothing for the first catalog.
-// When windows end, their URIs are published together as one
-// [events.ResourcesUpdated] (sorted), with Version the newest catalog
-// version any of them changed in, so the facade sends them only once it
-// serves that version. Publishing blocks as the bus does. Run owns its one
-// timer and starts no goroutine.
+// that vanished, plus [events.IndexURI] when the index's body changed
+// ([indexChanged]), starts a debounce window of its own unless one is
+// already open; nothing for the first catalog. When windows end, their URIs
+// are published together as one [events.ResourcesUpdated] (sorted), with
+// Version the newest catalog version any of them changed in, so the facade
+// sends them only once it serves that version, and with Gone those that
+// the newest catalog serves no more, nor the skill that last served them
+// (the facade drops their subscriptions, so that a skill coming back later
+// does not revive them). Publishing blocks as the bus does. Run owns
+// its one timer and starts no goroutine.
 func (n *Notifier) Run(ctx context.Context) error {
 	n.pending = map[string]pendingUpdate{}
 	timer := time.NewTimer(time.Hour)
@@ -140,24 +148,26 @@ func (n *Notifier) Run(ctx context.Context) error {
 		if prev == nil {
 			continue
 		}
-		uris := updatedURIs(prev, next)
-		if len(uris) == 0 {
+		changes := updatedURIs(prev, next)
+		if len(changes) == 0 {
 			continue
 		}
 		due := time.Now().Add(n.debounce)
-		for _, u := range uris {
-			p, held := n.pending[u]
+		for _, c := range changes {
+			p, held := n.pending[c.uri]
 			if !held {
 				p.due = due
 			}
-			p.version = next.Version
-			n.pending[u] = p
+			p.version, p.skill = next.Version, c.skill
+			n.pending[c.uri] = p
 		}
 		arm()
 	}
 }
 
 // flush publishes, as one event, every held URI whose window ended by now.
+// A URI is Gone when the newest catalog serves neither it nor the skill that
+// last served it: a skill back by now keeps its subscribers.
 func (n *Notifier) flush(now time.Time) {
 	var ev events.ResourcesUpdated
 	for u, p := range n.pending {
@@ -166,46 +176,79 @@ func (n *Notifier) flush(now time.Time) {
 		}
 		ev.URIs = append(ev.URIs, u)
 		ev.Version = max(ev.Version, p.version)
+		if _, served := n.prev.File(u); p.skill != "" && !served && n.prev.SkillByURI(p.skill) == nil {
+			ev.Gone = append(ev.Gone, u)
+		}
 		delete(n.pending, u)
 	}
 	if len(ev.URIs) == 0 {
 		return
 	}
 	slices.Sort(ev.URIs)
+	slices.Sort(ev.Gone)
 	if err := events.Publish(n.pub, ev); err != nil {
 		n.log.Error("publishing resource updates", "version", ev.Version, "error", err)
 	}
 }
 
-// updatedURIs lists, sorted, the file URIs of prev that changed digest or
-// vanished in next, and the index URI when the skill set changed.
-func updatedURIs(prev, next *events.Catalog) []string {
-	var uris []string
-	index := false
+// change is one URI a new catalog version changed.
+type change struct {
+	uri   string
+	skill string // the SKILL.md URI of the skill that served uri before ("" for the index)
+}
+
+// updatedURIs lists, sorted by URI, the file URIs of prev that changed
+// digest or vanished in next, each with the skill that served it in prev,
+// and the index URI when [indexChanged].
+func updatedURIs(prev, next *events.Catalog) []change {
+	var out []change
 	for i := range prev.Skills {
 		s := &prev.Skills[i]
-		if next.SkillByURI(s.URI) == nil {
-			index = true
-		}
 		for _, f := range s.Files {
 			uri := s.FileURI(f.Path)
-			ref, ok := next.File(uri)
-			if !ok || ref.File.Digest != f.Digest {
-				uris = append(uris, uri)
-				if f.Path == "SKILL.md" {
-					index = true
-				}
+			if ref, ok := next.File(uri); ok && ref.File.Digest == f.Digest {
+				continue
 			}
+			// A nested skill's files are in its parent's manifest too; the
+			// skill serving the URI is the one the catalog resolves it to.
+			owner := s.URI
+			if ref, ok := prev.File(uri); ok {
+				owner = ref.Skill.URI
+			}
+			out = append(out, change{uri, owner})
 		}
 	}
-	for i := range next.Skills {
-		if prev.SkillByURI(next.Skills[i].URI) == nil {
-			index = true
+	if indexChanged(prev, next) {
+		out = append(out, change{uri: events.IndexURI})
+	}
+	slices.SortFunc(out, func(a, b change) int { return strings.Compare(a.uri, b.uri) })
+	return slices.CompactFunc(out, func(a, b change) bool { return a.uri == b.uri })
+}
+
+// indexEntry is what skill://index.json says of one skill: the facade
+// renders the index (mcpface buildIndex, SEP2640-R88) from exactly these
+// fields of the listed skills that have files, in catalog order.
+type indexEntry struct {
+	name, description, uri, digest string
+}
+
+// indexChanged reports whether the body of skill://index.json differs
+// between prev and next: a listed skill came, went, or changed its name,
+// description or SKILL.md digest (a SKILL.md edit that changes nothing the
+// index shows still changes its digest), or the order changed. A change no
+// entry shows (another file, a flag other than Listed) leaves it alone.
+func indexChanged(prev, next *events.Catalog) bool {
+	return !slices.Equal(indexEntries(prev), indexEntries(next))
+}
+
+func indexEntries(c *events.Catalog) []indexEntry {
+	var out []indexEntry
+	for i := range c.Skills {
+		s := &c.Skills[i]
+		if !s.Listed || len(s.Files) == 0 {
+			continue
 		}
+		out = append(out, indexEntry{s.Name, strings.TrimSpace(s.Description), s.URI, s.Files[0].Digest})
 	}
-	if index {
-		uris = append(uris, events.IndexURI)
-	}
-	slices.Sort(uris)
-	return slices.Compact(uris)
+	return out
 }

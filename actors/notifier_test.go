@@ -2,6 +2,8 @@ package actors_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -14,12 +16,12 @@ import (
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
-// notifierCatalog builds a catalog of skills "skills/<d>" from files
+// notifierCatalog builds a catalog of listed skills "skills/<d>" from files
 // (path "<d>/<file>" → content).
 func notifierCatalog(version uint64, files map[string]string, skillDirs ...string) *events.Catalog {
 	var skills []events.Skill
 	for _, d := range skillDirs {
-		s := events.Skill{QualifiedName: "skills__" + d, SkillPath: "skills/" + d, URI: "skill://skills/" + d + "/SKILL.md"}
+		s := events.Skill{QualifiedName: "skills__" + d, Name: d, SkillPath: "skills/" + d, URI: "skill://skills/" + d + "/SKILL.md", Listed: true}
 		s.Files = append(s.Files, events.File{Path: "SKILL.md", Digest: digest(files[d+"/SKILL.md"])})
 		for p, c := range files {
 			if rest, ok := strings.CutPrefix(p, d+"/"); ok && rest != "SKILL.md" {
@@ -29,6 +31,61 @@ func notifierCatalog(version uint64, files map[string]string, skillDirs ...strin
 		skills = append(skills, s)
 	}
 	return events.NewCatalog(version, false, skills, nil)
+}
+
+// notifierStep feeds one catalog to the notifier.
+type notifierStep struct {
+	after time.Duration // since the previous step
+	cat   *events.Catalog
+}
+
+// notice is one events.ResourcesUpdated the notifier published.
+type notice struct {
+	At time.Duration // since the start
+	events.ResourcesUpdated
+}
+
+// runNotifier feeds steps to a notifier with the default debounce, in a
+// synctest bubble, and returns what it published until three windows after
+// the last step.
+func runNotifier(t *testing.T, steps []notifierStep) []notice {
+	t.Helper()
+	const d = actors.DefaultNotifyDebounce
+	var got []notice
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		in := make(chan *message.Message)
+		pub := newRecordingPublisher()
+		n := actors.NewNotifier(in, pub, nil)
+		done := make(chan error)
+		go func() { done <- n.Run(ctx) }()
+		start := time.Now()
+		received := make(chan struct{})
+		go func() {
+			defer close(received)
+			for m := range pub.ch {
+				ev, err := events.Decode[events.ResourcesUpdated](m)
+				if err != nil {
+					t.Error(err)
+				}
+				got = append(got, notice{time.Since(start), ev})
+			}
+		}()
+		for _, s := range steps {
+			// Fake time: the bubble's clock jumps once every goroutine is
+			// blocked, firing due timers on the way.
+			time.Sleep(s.after)
+			in <- encode(t, events.CatalogChanged{Catalog: s.cat})
+		}
+		time.Sleep(3 * d)
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+		close(pub.ch)
+		<-received
+	})
+	return got
 }
 
 // TestNotifier checks which URIs are published and when: changed and
@@ -42,14 +99,8 @@ func TestNotifier(t *testing.T) {
 	v4 := notifierCatalog(4, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2", "b/SKILL.md": "b"}, "a", "b")
 	v5 := notifierCatalog(5, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2"}, "a")
 	v6 := notifierCatalog(6, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2", "c/SKILL.md": "c"}, "a", "c")
-	type step struct {
-		after time.Duration // since the previous step
-		cat   *events.Catalog
-	}
-	type sent struct {
-		At time.Duration // since the start
-		events.ResourcesUpdated
-	}
+	type step = notifierStep
+	type sent = notice
 	tests := []struct {
 		name  string
 		steps []step
@@ -84,7 +135,8 @@ func TestNotifier(t *testing.T) {
 		{
 			name:  "vanished skill: its files and the index",
 			steps: []step{{0, v4}, {0, v5}},
-			want:  []sent{{d, events.ResourcesUpdated{Version: 5, URIs: []string{"skill://index.json", "skill://skills/b/SKILL.md"}}}},
+			want: []sent{{d, events.ResourcesUpdated{Version: 5, URIs: []string{"skill://index.json", "skill://skills/b/SKILL.md"},
+				Gone: []string{"skill://skills/b/SKILL.md"}}}},
 		},
 		{
 			name:  "added skill: the index only",
@@ -98,43 +150,9 @@ func TestNotifier(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				ctx, cancel := context.WithCancel(t.Context())
-				in := make(chan *message.Message)
-				pub := newRecordingPublisher()
-				n := actors.NewNotifier(in, pub, nil)
-				done := make(chan error)
-				go func() { done <- n.Run(ctx) }()
-				start := time.Now()
-				var got []sent
-				received := make(chan struct{})
-				go func() {
-					defer close(received)
-					for m := range pub.ch {
-						ev, err := events.Decode[events.ResourcesUpdated](m)
-						if err != nil {
-							t.Error(err)
-						}
-						got = append(got, sent{time.Since(start), ev})
-					}
-				}()
-				for _, s := range tc.steps {
-					// Fake time: the bubble's clock jumps once every
-					// goroutine is blocked, firing due timers on the way.
-					time.Sleep(s.after)
-					in <- encode(t, events.CatalogChanged{Catalog: s.cat})
-				}
-				time.Sleep(3 * d)
-				cancel()
-				if err := <-done; err != nil {
-					t.Errorf("Run = %v, want nil", err)
-				}
-				close(pub.ch)
-				<-received
-				if diff := cmp.Diff(tc.want, got); diff != "" {
-					t.Errorf("notices mismatch (-want +got):\n%s", diff)
-				}
-			})
+			if diff := cmp.Diff(tc.want, runNotifier(t, tc.steps)); diff != "" {
+				t.Errorf("notices mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -159,4 +177,130 @@ func TestNotifierDebounceOption(t *testing.T) {
 			t.Errorf("notice sent after %v, want 1s", got)
 		}
 	})
+}
+
+// TestNotifierIndexAndGone (issue 11 item 5: the notifier is the one
+// authority for resources/updated): skill://index.json is listed exactly
+// when the body the facade renders for it changes (the listed skills'
+// names, descriptions, URIs and SKILL.md digests), and Gone lists the
+// vanished URIs whose skill went, as of the newest catalog.
+func TestNotifierIndexAndGone(t *testing.T) {
+	const (
+		d     = actors.DefaultNotifyDebounce
+		index = events.IndexURI
+		aMD   = "skill://skills/a/SKILL.md"
+		aX    = "skill://skills/a/x.md"
+		bMD   = "skill://skills/b/SKILL.md"
+		bY    = "skill://skills/b/y.md"
+	)
+	base := map[string]string{"a/SKILL.md": "a", "a/x.md": "x", "b/SKILL.md": "b", "b/y.md": "y"}
+	with := func(version uint64, edit func(files map[string]string), dirs ...string) *events.Catalog {
+		files := maps.Clone(base)
+		if edit != nil {
+			edit(files)
+		}
+		return notifierCatalog(version, files, dirs...)
+	}
+	// alter returns a copy of c at version with f applied to skill i.
+	alter := func(c *events.Catalog, version uint64, i int, f func(*events.Skill)) *events.Catalog {
+		skills := slices.Clone(c.Skills)
+		f(&skills[i])
+		return events.NewCatalog(version, false, skills, nil)
+	}
+	v1 := with(1, nil, "a", "b")
+	tests := []struct {
+		name  string
+		steps []notifierStep
+		want  []notice
+	}{
+		{
+			name:  "SKILL.md edited: it and the index (its digest is in the index)",
+			steps: []notifierStep{{0, v1}, {0, with(2, func(f map[string]string) { f["a/SKILL.md"] = "a2" }, "a", "b")}},
+			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{index, aMD}}}},
+		},
+		{
+			name:  "supporting file edited: not the index",
+			steps: []notifierStep{{0, v1}, {0, with(2, func(f map[string]string) { f["b/y.md"] = "y2" }, "a", "b")}},
+			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{bY}}}},
+		},
+		{
+			name:  "file removed from a skill that stays: listed, not Gone",
+			steps: []notifierStep{{0, v1}, {0, with(2, func(f map[string]string) { delete(f, "b/y.md") }, "a", "b")}},
+			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{bY}}}},
+		},
+		{
+			name:  "skill removed: its files Gone, and the index",
+			steps: []notifierStep{{0, v1}, {0, with(2, nil, "a")}},
+			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{index, bMD, bY}, Gone: []string{bMD, bY}}}},
+		},
+		{
+			name:  "skill removed and back within the window: nothing Gone",
+			steps: []notifierStep{{0, v1}, {0, with(2, nil, "a")}, {d / 2, with(3, nil, "a", "b")}},
+			want:  []notice{{d, events.ResourcesUpdated{Version: 3, URIs: []string{index, bMD, bY}}}},
+		},
+		{
+			name: "skill back after its notice: the next notice lists no Gone",
+			steps: []notifierStep{{0, v1}, {0, with(2, nil, "a")}, {2 * d, with(3, nil, "a", "b")},
+				{0, with(4, func(f map[string]string) { f["b/y.md"] = "y2" }, "a", "b")}},
+			want: []notice{
+				{d, events.ResourcesUpdated{Version: 2, URIs: []string{index, bMD, bY}, Gone: []string{bMD, bY}}},
+				{3 * d, events.ResourcesUpdated{Version: 4, URIs: []string{index, bY}}},
+			},
+		},
+		{
+			name:  "skill taken out of skills/list: the index only",
+			steps: []notifierStep{{0, v1}, {0, alter(v1, 2, 1, func(s *events.Skill) { s.Listed = false })}},
+			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{index}}}},
+		},
+		{
+			name:  "description changed with the same SKILL.md digest (an override): the index only",
+			steps: []notifierStep{{0, v1}, {0, alter(v1, 2, 0, func(s *events.Skill) { s.Description = "new" })}},
+			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{index}}}},
+		},
+		{
+			name: "a flag the index does not show, and surrounding blanks of a description: nothing",
+			steps: []notifierStep{{0, v1}, {0, alter(v1, 2, 0, func(s *events.Skill) { s.UserInvocable = true })},
+				{0, alter(v1, 3, 0, func(s *events.Skill) { s.Description = "  " })}},
+		},
+		{
+			name: "an unlisted skill comes and goes: not the index",
+			steps: []notifierStep{{0, v1},
+				{0, events.NewCatalog(2, false, append(slices.Clone(v1.Skills), events.Skill{QualifiedName: "skills__h", Name: "h", SkillPath: "skills/h",
+					URI: "skill://skills/h/SKILL.md", Files: []events.File{{Path: "SKILL.md", Digest: digest("h")}}}), nil)},
+				{0, with(3, nil, "a", "b")}},
+			want: []notice{{d, events.ResourcesUpdated{Version: 3, URIs: []string{"skill://skills/h/SKILL.md"}, Gone: []string{"skill://skills/h/SKILL.md"}}}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, runNotifier(t, tc.steps)); diff != "" {
+				t.Errorf("notices mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNotifierNestedSkillGone (issue 11 item 5): a nested skill's files sit
+// in its parent's manifest too, so when the nested skill goes they stay
+// served by the parent: not Gone, and unchanged; only the index changes.
+// When the parent goes as well, they go with it.
+func TestNotifierNestedSkillGone(t *testing.T) {
+	const d = actors.DefaultNotifyDebounce
+	outer := events.Skill{QualifiedName: "skills__o", Name: "o", SkillPath: "skills/o", URI: "skill://skills/o/SKILL.md", Listed: true,
+		Files: []events.File{{Path: "SKILL.md", Digest: digest("o")}, {Path: "i/SKILL.md", Digest: digest("i")}, {Path: "i/r.md", Digest: digest("r")}}}
+	inner := events.Skill{QualifiedName: "skills__o__i", Name: "i", SkillPath: "skills/o/i", URI: "skill://skills/o/i/SKILL.md", Listed: true,
+		Files: []events.File{{Path: "SKILL.md", Digest: digest("i")}, {Path: "r.md", Digest: digest("r")}}}
+	got := runNotifier(t, []notifierStep{
+		{0, events.NewCatalog(1, false, []events.Skill{outer, inner}, nil)},
+		{0, events.NewCatalog(2, false, []events.Skill{outer}, nil)},
+		{2 * d, events.NewCatalog(3, false, nil, nil)},
+	})
+	all := []string{"skill://skills/o/SKILL.md", "skill://skills/o/i/SKILL.md", "skill://skills/o/i/r.md"}
+	want := []notice{
+		{d, events.ResourcesUpdated{Version: 2, URIs: []string{events.IndexURI}}},
+		{3 * d, events.ResourcesUpdated{Version: 3, URIs: append([]string{events.IndexURI}, all...), Gone: all}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("notices mismatch (-want +got):\n%s", diff)
+	}
 }

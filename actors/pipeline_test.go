@@ -62,7 +62,7 @@ func TestPipeline(t *testing.T) {
 		}
 
 		msg := <-out
-		ev, err := events.Decode[events.CatalogChanged](msg)
+		ev, err := decodeCatalog(nil, msg)
 		msg.Ack()
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +148,7 @@ func TestCatalogBuilderOrdering(t *testing.T) {
 		if len(msgs) != 1 {
 			t.Fatalf("published %d catalogs, want 1", len(msgs))
 		}
-		ev, err := events.Decode[events.CatalogChanged](msgs[0])
+		ev, err := decodeCatalog(nil, msgs[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestCatalogBuilderOrdering(t *testing.T) {
 		if len(msgs) != 2 {
 			t.Fatalf("published %d catalogs, want 2", len(msgs))
 		}
-		ev, err = events.Decode[events.CatalogChanged](msgs[1])
+		ev, err = decodeCatalog(ev.Catalog, msgs[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,13 +308,15 @@ func TestPipelineLiveRefresh(t *testing.T) {
 				}
 			})
 		}
-		next := func() events.CatalogChanged {
+		var last *events.Catalog
+		next := func() catalogDiff {
 			m := <-catalogs
 			m.Ack()
-			ev, err := events.Decode[events.CatalogChanged](m)
+			ev, err := decodeCatalog(last, m)
 			if err != nil {
 				t.Fatal(err)
 			}
+			last = ev.Catalog
 			return ev
 		}
 		first := next()

@@ -184,27 +184,32 @@ const TopicCatalogChanged = "catalog.changed"
 
 // CatalogChanged is published by the catalog builder with every new catalog
 // version. Consumed by the notifier and the MCP facade, which drop a catalog
-// whose Version is not above the one they hold.
+// whose Version is not above the one they hold. What changed between two
+// versions is the notifier's to decide ([ResourcesUpdated]).
 type CatalogChanged struct {
 	// Catalog is the new version.
 	Catalog *Catalog `json:"catalog"`
-	// Added, Removed and Changed list the SKILL.md URIs that differ from the
-	// previous version (Changed: any manifest digest or flag changed).
-	Added   []string `json:"added,omitempty"`
-	Removed []string `json:"removed,omitempty"`
-	Changed []string `json:"changed,omitempty"`
 }
 
 // TopicResourcesUpdated is the topic of [ResourcesUpdated].
 const TopicResourcesUpdated = "resources.updated"
 
-// ResourcesUpdated is published by the notifier: the resource URIs whose
-// content digest changed, or that vanished, between two catalog versions.
-// Consumed by the MCP facade, which sends notifications/resources/updated to
-// subscribers.
+// ResourcesUpdated is published by the notifier, the one component that
+// decides which resources clients hear changed: the resource URIs whose
+// content changed, or that vanished, between catalog versions, including
+// [IndexURI] when the body of the index changes. Consumed by the MCP facade,
+// which sends notifications/resources/updated for each URI to its
+// subscribers once it serves catalog Version or a newer one, and then drops
+// the subscriptions to the URIs in Gone.
 type ResourcesUpdated struct {
-	// Version is the catalog version the change was observed in.
+	// Version is the newest catalog version any of the URIs changed in: the
+	// new content (or the absence) is readable from that version on.
 	Version uint64 `json:"version"`
 	// URIs are the changed or vanished resource URIs, sorted.
 	URIs []string `json:"uris"`
+	// Gone are the URIs of URIs, sorted, whose skill went with them: the
+	// newest catalog the notifier holds when it publishes serves neither
+	// them nor the skill that last served them. A file that vanished from a
+	// skill that stays is in URIs only.
+	Gone []string `json:"gone,omitempty"`
 }

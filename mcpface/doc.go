@@ -47,20 +47,20 @@
 //
 // [Facade.SetCatalog] sends tools/list_changed, prompts/list_changed and
 // resources/list_changed only when what the client lists changed (never the
-// first two with [Options.Static]), and notifications/resources/updated for
-// skill://index.json when its body changed. On 2025-11-25 they go to every
-// session; on 2026-07-28 only on a subscriptions/listen stream that asked
-// for them (the SDK's routing).
+// first two with [Options.Static]). On 2025-11-25 they go to every session;
+// on 2026-07-28 only on a subscriptions/listen stream that asked for them
+// (the SDK's routing).
 //
 // Resource subscriptions come from resources/subscribe (2025-11-25) or the
 // resourceSubscriptions of subscriptions/listen (2026-07-28); both run the
 // same handler, which accepts only served URIs (else -32602, recording
-// nothing) and at most 1000 per session. [Facade.Run] turns
-// [events.ResourcesUpdated] into notifications/resources/updated, holding
-// each until the catalog of its version is served, so a read after the
-// notification returns the new bytes. When a skill goes, its subscribers get
-// notifications/resources/updated for the URI and the subscription is
-// dropped; the skill coming back does not revive it.
+// nothing) and at most 1000 per session. Which resources changed, the
+// skill://index.json included, is decided by the notifier alone; [Facade.Run]
+// relays each [events.ResourcesUpdated] as notifications/resources/updated,
+// holding it until the catalog of its version is served, so a read after the
+// notification returns the new bytes. For a URI the event lists as Gone (its
+// skill went), the subscribers get that notification and the subscription is
+// then dropped; the skill coming back does not revive it.
 //
 // # Use
 //

@@ -781,9 +781,9 @@ func TestSubscribe(t *testing.T) {
 }
 
 // TestNotifications checks that a new catalog, delivered through Run, reaches
-// the client as list_changed notifications and resources/updated for the
-// index, and that resources.updated events reach subscribers (BASE-R22,
-// R24). The catalog sits in the load-skill description, so that a new skill
+// the client as list_changed notifications, and that resources.updated
+// events, the index's included, reach subscribers (BASE-R22, R24; issue 11
+// item 5: the notifier alone decides them). The catalog sits in the load-skill description, so that a new skill
 // changes the tools list too.
 func TestNotifications(t *testing.T) {
 	for _, era := range eras {
@@ -839,6 +839,9 @@ func TestNotifications(t *testing.T) {
 			}
 			catalogs <- msg
 			waitFor(t, msg.Acked(), "catalog message ack")
+			// What the notifier publishes for the new skill.
+			msg, _ = events.Encode(&events.ResourcesUpdated{Version: 2, URIs: []string{events.IndexURI}})
+			updates <- msg
 			waitFor(t, tools, "tools/list_changed")
 			waitFor(t, prompts, "prompts/list_changed")
 			waitFor(t, resources, "resources/list_changed")

@@ -39,8 +39,10 @@ func (c *counts) take() map[string]int {
 // TestNoSpuriousListChanged sets catalog versions and checks which
 // notifications reach a subscribed client (hostile tester finding 4: a new
 // version with identical content sent tools, prompts and resources
-// list_changed). It runs in a synctest bubble so that the SDK's debounce
-// timers fire at once and "nothing arrived" is a fact, not a timeout.
+// list_changed). resources/updated is relayed from what the notifier
+// publishes for each version (issue 11 item 5). It runs in a synctest bubble
+// so that the SDK's debounce timers fire at once and "nothing arrived" is a
+// fact, not a timeout.
 func TestNoSpuriousListChanged(t *testing.T) {
 	for _, mode := range []string{mcpface.CatalogInstructions, mcpface.CatalogToolDescription} {
 		t.Run(mode, func(t *testing.T) {
@@ -59,12 +61,18 @@ func TestNoSpuriousListChanged(t *testing.T) {
 				if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: events.IndexURI}); err != nil {
 					t.Fatal(err)
 				}
+				_, updates := runner(t, f)
 				version := fx.cat.Version
-				set := func(skills []events.Skill) map[string]int {
+				// set serves skills as the next version, with updated the
+				// URIs the notifier publishes for it.
+				set := func(skills []events.Skill, updated ...string) map[string]int {
 					t.Helper()
 					version++
 					if !f.SetCatalog(events.NewCatalog(version, false, skills, nil)) {
 						t.Fatalf("SetCatalog(%d) = false", version)
+					}
+					if len(updated) > 0 {
+						deliver(t, updates, version, updated...)
 					}
 					time.Sleep(time.Second) // past the SDK's debounce, in the bubble's clock
 					synctest.Wait()
@@ -96,7 +104,7 @@ func TestNoSpuriousListChanged(t *testing.T) {
 				if mode == mcpface.CatalogToolDescription {
 					want["tools"] = 1
 				}
-				if diff := cmp.Diff(want, set(skills)); diff != "" {
+				if diff := cmp.Diff(want, set(skills, events.IndexURI)); diff != "" {
 					t.Errorf("new skill: notifications mismatch (-want +got):\n%s", diff)
 				}
 				if got := set(slices.Clone(skills)); len(got) != 0 {

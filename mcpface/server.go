@@ -117,8 +117,8 @@ type Facade struct {
 	// session's subscription the way resources/unsubscribe does.
 	dispatch mcp.MethodHandler
 	// syncedCh gets a value (non-blocking send) whenever sync has brought the
-	// registrations to a new catalog version, so that Run can send the
-	// resources/updated notifications it holds for that version.
+	// registrations to a new catalog version, so that Run can relay the
+	// resource updates it holds for that version.
 	syncedCh chan struct{}
 
 	// regMu serialises changes to the SDK registrations; the fields below it
@@ -126,22 +126,20 @@ type Facade struct {
 	regMu      sync.Mutex
 	synced     bool
 	regVersion uint64
-	regIndex   []byte
 	reg        registrations
 	regList    []byte // resources/list content last announced
 
 	// subGate is held for reading while the SDK records a subscription
 	// (from the subscribe handler until the SDK's own bookkeeping is done)
-	// and for writing while sync drops the subscriptions of skills that
-	// went, so that no subscription validated against the old catalog is
+	// and for writing while Run drops the subscriptions of URIs that went,
+	// so that no subscription validated against an older catalog is
 	// recorded after the drop.
 	subGate sync.RWMutex
 
 	subMu sync.Mutex
 	// subs maps a session to its subscribed canonical URIs, each to the
-	// SKILL.md URI of the skill that served it when subscribed ("" for
-	// skill://index.json, which never goes).
-	subs map[*mcp.ServerSession]map[string]string
+	// catalog version the subscription was validated against.
+	subs map[*mcp.ServerSession]map[string]uint64
 	// listens counts each session's open subscriptions/listen streams.
 	listens map[*mcp.ServerSession]int
 
@@ -191,7 +189,7 @@ func New(opts *Options) *Facade {
 		ready:    make(chan struct{}),
 		built:    make(chan struct{}),
 		syncedCh: make(chan struct{}, 1),
-		subs:     make(map[*mcp.ServerSession]map[string]string),
+		subs:     make(map[*mcp.ServerSession]map[string]uint64),
 	}
 }
 
@@ -272,12 +270,11 @@ func (f *Facade) newer(version uint64) *snapshot {
 // only the notifications that describe a change clients can see:
 // tools/list_changed when the load-skill description (which carries the
 // catalog in tool-description mode) changed, prompts/list_changed when a
-// per-skill prompt came, went, came back or got a new description,
-// resources/list_changed when the resources/list content changed, and
-// notifications/resources/updated for skill://index.json when its body
-// changed. A subscription whose skill is no longer served gets
-// notifications/resources/updated for its URI and is then dropped, so a
-// skill that comes back later does not notify it. With [Options.Static] the
+// per-skill prompt came, went, came back or got a new description, and
+// resources/list_changed when the resources/list content changed. Which
+// resources get notifications/resources/updated, skill://index.json
+// included, is the notifier's to decide; [Facade.Run] relays its
+// decisions. With [Options.Static] the
 // tools and prompts stay as the first catalog registered them; resources
 // keep tracking the catalog. A new version with the same content sends
 // nothing.
@@ -318,21 +315,24 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 }
 
 // Run consumes catalog.changed messages (each passed to [Facade.SetCatalog])
-// and resources.updated messages, and sends notifications/resources/updated
-// for each URI of an [events.ResourcesUpdated] to the sessions subscribed to
-// it, on either protocol era. An update is held until the facade serves a
-// catalog whose Version is at least the event's, so that a client reading
-// the resource after the notification gets the new bytes; updates of one URI
-// held together are sent once. skill://index.json in an event is ignored:
-// SetCatalog notifies it when, and only when, its body changes, and a
-// vanished URI whose skill went was already notified when its subscriptions
-// were dropped. Each message is acked once and never nacked.
+// and resources.updated messages, and relays each [events.ResourcesUpdated]
+// as the notifier decided it: notifications/resources/updated for each of
+// its URIs to the sessions subscribed to it, on either protocol era, and
+// then, for each URI in its Gone, the subscriptions made before its Version
+// are dropped (so a skill that comes back later notifies none of them). An
+// event is held until the facade serves a catalog whose Version is at least
+// the event's, so that a client reading the resource after the notification
+// gets the new bytes; updates of one URI held together are sent once. Each
+// message is acked once and never nacked.
 //
 // Run blocks until ctx is done and then returns nil; a closed channel is
 // simply no longer read. It starts no goroutine, and sends from its own, so
 // nothing it began outlives it.
 func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Message) error {
-	held := make(map[string]uint64) // URI → catalog version it must wait for
+	held := heldUpdates{
+		uris: make(map[string]uint64),
+		gone: make(map[string]uint64),
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -360,11 +360,7 @@ func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Mess
 				if err != nil {
 					return err
 				}
-				for _, u := range ev.URIs {
-					if u != events.IndexURI && held[u] < ev.Version {
-						held[u] = ev.Version
-					}
-				}
+				held.add(ev)
 				return nil
 			})
 			f.sendUpdates(ctx, held)
@@ -374,16 +370,35 @@ func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Mess
 	}
 }
 
+// heldUpdates are the resource updates Run holds until the registrations
+// reach their catalog version.
+type heldUpdates struct {
+	uris map[string]uint64 // URI to notify → catalog version it waits for
+	gone map[string]uint64 // URI whose subscriptions go → version they go in
+}
+
+func (h heldUpdates) add(ev events.ResourcesUpdated) {
+	for _, u := range ev.URIs {
+		h.uris[u] = max(h.uris[u], ev.Version)
+	}
+	for _, u := range ev.Gone {
+		h.gone[u] = max(h.gone[u], ev.Version)
+	}
+}
+
 // sendUpdates sends notifications/resources/updated for every held URI whose
-// version the registrations have reached, and forgets it. Before the server
-// is built no session can hold a subscription, so held updates are dropped.
-func (f *Facade) sendUpdates(ctx context.Context, held map[string]uint64) {
-	if len(held) == 0 {
+// version the registrations have reached, and forgets it; then it drops the
+// subscriptions of every held gone URI whose version they have reached and
+// whose update is sent. Before the server is built no session can hold a
+// subscription, so held updates are dropped.
+func (f *Facade) sendUpdates(ctx context.Context, held heldUpdates) {
+	if len(held.uris) == 0 && len(held.gone) == 0 {
 		return
 	}
 	srv := f.srv.Load()
 	if srv == nil {
-		clear(held)
+		clear(held.uris)
+		clear(held.gone)
 		return
 	}
 	f.regMu.Lock()
@@ -393,10 +408,10 @@ func (f *Facade) sendUpdates(ctx context.Context, held map[string]uint64) {
 		return
 	}
 	var due []string
-	for u, v := range held {
+	for u, v := range held.uris {
 		if v <= version {
 			due = append(due, u)
-			delete(held, u)
+			delete(held.uris, u)
 		}
 	}
 	slices.Sort(due)
@@ -404,6 +419,16 @@ func (f *Facade) sendUpdates(ctx context.Context, held map[string]uint64) {
 		if err := srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u}); err != nil {
 			f.log.Warn("sending resources/updated", "uri", u, "error", err)
 		}
+	}
+	gone := make(map[string]uint64)
+	for u, v := range held.gone {
+		if _, waiting := held.uris[u]; v <= version && !waiting {
+			gone[u] = v
+			delete(held.gone, u)
+		}
+	}
+	if len(gone) > 0 {
+		f.dropSubscriptions(ctx, gone)
 	}
 }
 
@@ -530,15 +555,6 @@ func (f *Facade) sync() {
 		srv.AddResource(indexResource(), f.readResourceHandler)
 	}
 	f.regList = list
-	if !first && string(f.regIndex) != string(s.index) {
-		if err := srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: events.IndexURI}); err != nil {
-			f.log.Warn("sending resources/updated", "uri", events.IndexURI, "error", err)
-		}
-	}
-	f.regIndex = s.index
-	if !first {
-		f.dropGone(srv, s)
-	}
 	select {
 	case f.syncedCh <- struct{}{}:
 	default:

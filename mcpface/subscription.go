@@ -3,7 +3,6 @@ package mcpface
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,7 +40,9 @@ type releaseGateKey struct{}
 // unknown URI costs a lookup and a -32602, and leaves no state behind. It
 // rewrites the request's URI to its canonical form, under which the SDK then
 // records the subscription, so that notifications/resources/updated for the
-// served URI reach it.
+// served URI reach it. The facade notes the catalog version it validated the
+// URI against, so that a notice that the URI went drops only the
+// subscriptions made before it went ([Facade.dropSubscriptions]).
 func (f *Facade) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	requested := req.Params.URI
 	s := f.current()
@@ -54,13 +55,8 @@ func (f *Facade) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	if err != nil {
 		return err
 	}
-	skill := ""
-	if uri != events.IndexURI {
-		ref, ok := s.cat.File(uri)
-		if !ok {
-			return invalidParams("Resource not found: "+clip(requested), requested)
-		}
-		skill = ref.Skill.URI
+	if _, ok := s.cat.File(uri); !ok && uri != events.IndexURI {
+		return invalidParams("Resource not found: "+clip(requested), requested)
 	}
 	req.Params.URI = uri
 	f.subMu.Lock()
@@ -71,10 +67,10 @@ func (f *Facade) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	}
 	if m == nil {
 		f.pruneSubs()
-		m = make(map[string]string)
+		m = make(map[string]uint64)
 		f.subs[req.Session] = m
 	}
-	m[uri] = skill
+	m[uri] = s.cat.Version
 	return nil
 }
 
@@ -152,54 +148,36 @@ func (f *Facade) ackMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// dropGone sends notifications/resources/updated for every subscribed URI
-// whose skill s no longer serves and then drops those subscriptions, in the
-// SDK and here. A subscribed URI that s still serves keeps its subscription
-// (under the skill that now serves it); so does a file that vanished from a
-// skill that stays, which the notifier reports. Called by sync, with regMu
-// held.
-func (f *Facade) dropGone(srv *mcp.Server, s *snapshot) {
+// dropSubscriptions drops, in the SDK and here, the subscriptions to each
+// URI of gone made against a catalog older than the version it maps to: the
+// version whose notice said the URI went with its skill (after its
+// notifications/resources/updated was sent). A subscription made against
+// that version or a newer one can only exist because the URI is served
+// again, and stays. Called by Run.
+func (f *Facade) dropSubscriptions(ctx context.Context, gone map[string]uint64) {
 	f.subGate.Lock()
 	defer f.subGate.Unlock()
 	type sub struct {
 		ss  *mcp.ServerSession
 		uri string
 	}
-	var gone []sub
-	var uris []string
+	var drop []sub
 	f.subMu.Lock()
 	for ss, m := range f.subs {
-		for uri, skill := range m {
-			if skill == "" {
-				continue
+		for uri, v := range m {
+			if before, ok := gone[uri]; ok && v < before {
+				drop = append(drop, sub{ss, uri})
 			}
-			if ref, ok := s.cat.File(uri); ok {
-				m[uri] = ref.Skill.URI
-				continue
-			}
-			if s.cat.SkillByURI(skill) != nil {
-				continue
-			}
-			gone = append(gone, sub{ss, uri})
-			uris = append(uris, uri)
 		}
 	}
 	f.subMu.Unlock()
-	if len(gone) == 0 {
-		return
-	}
-	slices.Sort(uris)
-	ctx := context.Background()
-	for _, u := range slices.Compact(uris) {
-		if err := srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u}); err != nil {
-			f.log.Warn("sending resources/updated", "uri", u, "error", err)
-		}
-	}
-	for _, g := range gone {
-		req := &mcp.UnsubscribeRequest{Session: g.ss, Params: &mcp.UnsubscribeParams{URI: g.uri}}
+	for _, d := range drop {
+		req := &mcp.UnsubscribeRequest{Session: d.ss, Params: &mcp.UnsubscribeParams{URI: d.uri}}
 		if _, err := f.dispatch(ctx, "resources/unsubscribe", req); err != nil {
-			f.log.Warn("dropping subscription", "uri", g.uri, "session_id", g.ss.ID(), "error", err)
+			f.log.Warn("dropping subscription", "uri", d.uri, "session_id", d.ss.ID(), "error", err)
 		}
 	}
-	f.log.Debug("subscriptions dropped with their skill", "count", len(gone))
+	if len(drop) > 0 {
+		f.log.Debug("subscriptions dropped with their skill", "count", len(drop))
+	}
 }

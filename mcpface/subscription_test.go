@@ -102,12 +102,30 @@ func runner(t *testing.T, f *mcpface.Facade) (catalogs, updates chan *message.Me
 // deliver sends a resources.updated event to Run and waits for its ack.
 func deliver(t *testing.T, updates chan<- *message.Message, version uint64, uris ...string) {
 	t.Helper()
-	msg, err := events.Encode(&events.ResourcesUpdated{Version: version, URIs: uris})
+	deliverEvent(t, updates, events.ResourcesUpdated{Version: version, URIs: uris})
+}
+
+// deliverEvent sends ev to Run and waits for its ack.
+func deliverEvent(t *testing.T, updates chan<- *message.Message, ev events.ResourcesUpdated) {
+	t.Helper()
+	msg, err := events.Encode(&ev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	updates <- msg
 	<-msg.Acked()
+}
+
+// fileURIs lists, sorted, every file URI c serves.
+func fileURIs(c *events.Catalog) []string {
+	var uris []string
+	for i := range c.Skills {
+		for _, f := range c.Skills[i].Files {
+			uris = append(uris, c.Skills[i].FileURI(f.Path))
+		}
+	}
+	slices.Sort(uris)
+	return slices.Compact(uris)
 }
 
 func readDigest(t *testing.T, cs *mcp.ClientSession, uri string) string {
@@ -184,9 +202,10 @@ func TestResourcesUpdatedWaitsForCatalog(t *testing.T) {
 }
 
 // TestSubscriptionDroppedWithSkill: when a skill goes, its subscribers get
-// resources/updated for the URI once (the notifier's event for it sends
-// nothing more), the subscription is dropped, and the skill's return neither
-// notifies it nor revives it; the per-skill prompt goes and comes back.
+// resources/updated for the URI once, the subscription is dropped (the
+// notifier lists the URI as Gone: issue 11 item 5), and the skill's return
+// neither notifies it nor revives it; the per-skill prompt goes and comes
+// back.
 func TestSubscriptionDroppedWithSkill(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {
@@ -204,10 +223,13 @@ func TestSubscriptionDroppedWithSkill(t *testing.T) {
 				_, updates := runner(t, f)
 				settle(c)
 
-				if !f.SetCatalog(events.NewCatalog(2, false, replaceSkill(fx.cat.Skills, esc, true), nil)) {
+				cat2 := events.NewCatalog(2, false, replaceSkill(fx.cat.Skills, esc, true), nil)
+				if !f.SetCatalog(cat2) {
 					t.Fatal("SetCatalog(2) = false")
 				}
-				deliver(t, updates, 2, esc.URI, events.IndexURI) // what the notifier publishes
+				// What the notifier publishes for the skill's files and the index.
+				escURIs := fileURIs(events.NewCatalog(1, false, []events.Skill{esc}, nil))
+				deliverEvent(t, updates, events.ResourcesUpdated{Version: 2, URIs: append([]string{events.IndexURI}, escURIs...), Gone: escURIs})
 				want := map[string]int{"prompts": 1, "resources": 1, "updated " + esc.URI: 1, "updated " + events.IndexURI: 1}
 				if diff := cmp.Diff(want, settle(c)); diff != "" {
 					t.Errorf("skill removed: notifications mismatch (-want +got):\n%s", diff)
@@ -225,6 +247,8 @@ func TestSubscriptionDroppedWithSkill(t *testing.T) {
 				if !f.SetCatalog(events.NewCatalog(3, false, nil, nil)) {
 					t.Fatal("SetCatalog(3) = false")
 				}
+				gone := fileURIs(cat2)
+				deliverEvent(t, updates, events.ResourcesUpdated{Version: 3, URIs: append([]string{events.IndexURI}, gone...), Gone: gone})
 				want = map[string]int{"prompts": 1, "resources": 1, "updated " + emailURI: 1, "updated " + events.IndexURI: 1}
 				if diff := cmp.Diff(want, settle(c)); diff != "" {
 					t.Errorf("every skill removed: notifications mismatch (-want +got):\n%s", diff)
@@ -243,6 +267,97 @@ func TestSubscriptionDroppedWithSkill(t *testing.T) {
 				}
 				if n := mcpface.SubscriptionCount(f); n != 1 {
 					t.Errorf("subscriptions after catalogs 3 and 4 = %d, want 1 (the index)", n)
+				}
+			})
+		})
+	}
+}
+
+// TestRelayOnlyWhatTheNotifierSays (issue 11 item 5: one authority for
+// resources/updated): the facade sends resources/updated for nothing the
+// notifier did not publish, the index included; it drops a Gone URI's
+// subscriptions only once it serves the notice's version, after the
+// update; and a subscription made once the skill is back (the facade can
+// serve a later catalog before the notice arrives) outlives the notice.
+// Subscribing anew is done from a second client: a 2026-07-28 client keeps
+// its listen stream for a URI whose subscription the server dropped.
+func TestRelayOnlyWhatTheNotifierSays(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) {
+			fx := newFixture(t)
+			synctest.Test(t, func(t *testing.T) {
+				f := newFacade(t, fx.cat, nil)
+				c := &counts{got: map[string]int{}}
+				cs := connect(t, f, era, recorder(c))
+				esc := fx.skills["skills__escape"]
+				for _, uri := range []string{esc.URI, events.IndexURI} {
+					if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				_, updates := runner(t, f)
+				settle(c)
+
+				// A new skill changes the index, but no notice came.
+				fresh := writeSkill(t, fx.root, skillSpec{dir: "fresh", name: "fresh", desc: "New skill."})
+				if !f.SetCatalog(events.NewCatalog(2, false, append(slices.Clone(fx.cat.Skills), fresh), nil)) {
+					t.Fatal("SetCatalog(2) = false")
+				}
+				if diff := cmp.Diff(map[string]int{"prompts": 1, "resources": 1}, settle(c)); diff != "" {
+					t.Errorf("catalog without a notice (-want +got):\n%s", diff)
+				}
+
+				// The notice that escape went arrives before its catalog.
+				without := replaceSkill(fx.cat.Skills, esc, true)
+				deliverEvent(t, updates, events.ResourcesUpdated{Version: 3, URIs: []string{esc.URI}, Gone: []string{esc.URI}})
+				if got := settle(c); len(got) != 0 {
+					t.Errorf("before catalog 3: got %v, want nothing", got)
+				}
+				if n := mcpface.SubscriptionCount(f); n != 2 {
+					t.Errorf("subscriptions before catalog 3 = %d, want 2", n)
+				}
+				if !f.SetCatalog(events.NewCatalog(3, false, without, nil)) {
+					t.Fatal("SetCatalog(3) = false")
+				}
+				if diff := cmp.Diff(map[string]int{"prompts": 1, "resources": 1, "updated " + esc.URI: 1}, settle(c)); diff != "" {
+					t.Errorf("catalog 3 (-want +got):\n%s", diff)
+				}
+				if n := mcpface.SubscriptionCount(f); n != 1 {
+					t.Errorf("subscriptions after catalog 3 = %d, want 1 (the index)", n)
+				}
+
+				// escape comes back (4) and goes again (5); the facade serves
+				// 4, a second client subscribes, then the notice of 3 comes
+				// late, then the notice of 5 before 5's catalog.
+				if !f.SetCatalog(events.NewCatalog(4, false, fx.cat.Skills, nil)) {
+					t.Fatal("SetCatalog(4) = false")
+				}
+				c2 := &counts{got: map[string]int{}}
+				cs2 := connect(t, f, era, recorder(c2))
+				if err := cs2.Subscribe(t.Context(), &mcp.SubscribeParams{URI: esc.URI}); err != nil {
+					t.Fatal(err)
+				}
+				settle(c)
+				settle(c2)
+				deliverEvent(t, updates, events.ResourcesUpdated{Version: 3, URIs: []string{esc.URI}, Gone: []string{esc.URI}})
+				if got := settle(c); len(got) != 0 {
+					t.Errorf("a late notice of 3 to the first client: got %v, want nothing", got)
+				}
+				if diff := cmp.Diff(map[string]int{"updated " + esc.URI: 1}, settle(c2)); diff != "" {
+					t.Errorf("a late notice of 3 to the second client (-want +got):\n%s", diff)
+				}
+				if n := mcpface.SubscriptionCount(f); n != 2 {
+					t.Errorf("subscriptions after a late notice of 3 = %d, want 2: the new one was made against 4", n)
+				}
+				deliverEvent(t, updates, events.ResourcesUpdated{Version: 5, URIs: []string{esc.URI}, Gone: []string{esc.URI}})
+				if !f.SetCatalog(events.NewCatalog(5, false, without, nil)) {
+					t.Fatal("SetCatalog(5) = false")
+				}
+				if diff := cmp.Diff(map[string]int{"prompts": 1, "resources": 1, "updated " + esc.URI: 1}, settle(c2)); diff != "" {
+					t.Errorf("catalog 5 (-want +got):\n%s", diff)
+				}
+				if n := mcpface.SubscriptionCount(f); n != 1 {
+					t.Errorf("subscriptions after catalog 5 = %d, want 1 (the index)", n)
 				}
 			})
 		})
