@@ -85,8 +85,8 @@ func NewNotifierWithOptions(changed <-chan *message.Message, pub message.Publish
 // When windows end, their URIs are published together as one
 // [events.ResourcesUpdated] (sorted), with Version the newest catalog
 // version any of them changed in, so the facade sends them only once it
-// serves that version. Publishing blocks as the bus does. Run owns its one
-// timer and starts no goroutine.
+// serves that version. On [events.Bus] publishing does not wait for the
+// facade. Run owns its one timer and starts no goroutine.
 func (n *Notifier) Run(ctx context.Context) error {
 	n.pending = map[string]pendingUpdate{}
 	timer := time.NewTimer(time.Hour)
