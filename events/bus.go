@@ -35,7 +35,9 @@ var ErrClosed = errors.New("events: bus closed")
 //     redelivering would hand a handler the input it just failed on.
 //
 // Messages of different topics, or of different publishers, have no order
-// between them.
+// between them. An actor needs no outbox of its own: it publishes from its
+// Run goroutine, in order, and what it published before returning stays
+// queued for the subscribers.
 //
 // The bus is not persistent: a message published while a topic has no
 // subscription is dropped, and a subscription sees only messages published
