@@ -409,8 +409,8 @@ func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logge
 // nothing and takes no version. When the configuration is static, the first
 // catalog fixes the skill URIs served: later catalogs never add a skill, but
 // served skills keep following their files and drop out when their folder
-// goes. The publish blocks as the bus
-// does. Each diagnostic is logged once per (file, message, version):
+// goes. On [events.Bus] the publish does not wait for
+// the consumers (the facade). Each diagnostic is logged once per (file, message, version):
 // warnings at Warn, skips at Error.
 func (b *CatalogBuilder) Run(ctx context.Context) error {
 	cfgIn, scanIn, ovIn := b.in.Configured, b.in.Scanned, b.in.Overrides

@@ -93,7 +93,7 @@ func NewNotifierWithOptions(changed <-chan *message.Message, pub message.Publish
 // sends them only once it serves that version, and with Gone those that
 // the newest catalog serves no more, nor the skill that last served them
 // (the facade drops their subscriptions, so that a skill coming back later
-// does not revive them). Publishing blocks as the bus does. Run owns
+// does not revive them). On [events.Bus] publishing does not wait for the facade. Run owns
 // its one timer and starts no goroutine.
 func (n *Notifier) Run(ctx context.Context) error {
 	n.pending = map[string]pendingUpdate{}

@@ -137,28 +137,26 @@ func NewWatcher(configured <-chan *message.Message, pub message.Publisher, opts 
 // contents included). Rescan is set instead of Paths when the root appeared,
 // vanished or was replaced, when events may have been lost (a full channel,
 // over 10,000 paths in one window), and on every reconcile tick for each
-// root that exists (a missing root has nothing to rescan). Publishing
-// happens in a goroutine Run owns and blocks as the bus does; it never
-// holds up the draining of file events or the handling of the inbox.
+// root that exists (a missing root has nothing to rescan). Run publishes
+// itself, in order; on [events.Bus] a publish never waits for a consumer.
+// The drain goroutines only queue file events, so even a publisher that
+// blocks would not make notify drop events.
 //
 // On return every notify watch of this watcher has been stopped
 // (notify.Stop, after which notify sends nothing more) and every goroutine
-// Run started has ended, including a publish in progress.
+// Run started has ended; every FilesChanged was handed to the publisher.
 func (w *Watcher) Run(ctx context.Context) error {
 	r := &watchRun{
 		w:     w,
 		roots: map[rootKey]*rootWatch{},
 		wake:  make(chan struct{}, 1),
-		out:   newOutbox(),
 	}
-	r.wg.Go(func() { r.out.run(ctx, w.pub, w.log) })
 	defer func() {
 		// STYLE §8: notify.Stop first (no sends after it returns), then end
 		// the loops, then wait.
 		for _, rw := range r.roots {
 			rw.unwatch()
 		}
-		r.out.close()
 		r.wg.Wait()
 	}()
 
@@ -210,11 +208,10 @@ type rootKey struct{ id, root string }
 // it, except for the fields marked otherwise.
 type watchRun struct {
 	w      *Watcher
-	wg     sync.WaitGroup // drain goroutines and the publisher
+	wg     sync.WaitGroup // drain goroutines
 	cfgSeq uint64
 	seq    uint64 // of the last FilesChanged
 	roots  map[rootKey]*rootWatch
-	out    *outbox
 
 	// wake says that drain goroutines queued raw events.
 	wake chan struct{}
@@ -807,7 +804,7 @@ func (r *watchRun) flushDue(now time.Time) (next time.Time, ok bool) {
 	return next, ok
 }
 
-// flush hands the pending window of rw to the publisher and empties it.
+// flush publishes the pending window of rw and empties it.
 // Folders created less than a debounce interval ago (a burst cut by
 // burstCap) may not be watched by notify yet: they are walked again in the
 // next window.
@@ -840,7 +837,9 @@ func (r *watchRun) flush(rw *rootWatch) {
 	}
 	r.seq++
 	ev.Seq = r.seq
-	r.out.push(ev)
+	if err := events.Publish(r.w.pub, ev); err != nil {
+		r.w.log.Error("publishing files changed", "root", ev.Source.Root, "error", err)
+	}
 }
 
 // reconcileTick repairs watches that events could not (a root that appeared
@@ -857,57 +856,6 @@ func (r *watchRun) reconcileTick() {
 			// the hasher would report it missing again.
 			rw.rescan = true
 			r.flush(rw)
-		}
-	}
-}
-
-// outbox queues events for the publisher goroutine, so that Run never waits
-// on the bus.
-type outbox struct {
-	wake chan struct{}
-	done chan struct{}
-	mu   sync.Mutex
-	q    []events.FilesChanged // guarded by mu
-}
-
-func newOutbox() *outbox {
-	return &outbox{wake: make(chan struct{}, 1), done: make(chan struct{})}
-}
-
-func (o *outbox) push(ev events.FilesChanged) {
-	o.mu.Lock()
-	o.q = append(o.q, ev)
-	o.mu.Unlock()
-	select {
-	case o.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (o *outbox) close() { close(o.done) }
-
-// run publishes queued events in order until ctx is done or the outbox is
-// closed; what is still queued then is dropped.
-func (o *outbox) run(ctx context.Context, pub message.Publisher, log *slog.Logger) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-o.done:
-			return
-		case <-o.wake:
-		}
-		o.mu.Lock()
-		q := o.q
-		o.q = nil
-		o.mu.Unlock()
-		for _, ev := range q {
-			if ctx.Err() != nil {
-				return
-			}
-			if err := events.Publish(pub, ev); err != nil {
-				log.Error("publishing files changed", "root", ev.Source.Root, "error", err)
-			}
 		}
 	}
 }

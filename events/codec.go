@@ -85,7 +85,8 @@ func Decode[T any](msg *message.Message) (T, error) {
 }
 
 // Publish encodes ev and publishes it on its topic. It blocks as long as
-// pub.Publish does (on the [NewBus] bus: until every subscriber acked).
+// pub.Publish does; on [Bus] that is never on a consumer: the message is
+// queued for every current subscriber and Publish returns.
 func Publish(pub message.Publisher, ev any) error {
 	topic, ok := TopicOf(ev)
 	if !ok {

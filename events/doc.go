@@ -14,9 +14,20 @@
 //
 // Every event is immutable once published: publishers do not touch it
 // afterwards and consumers treat it, including its slices and maps, as
-// read-only. The bus does not guarantee order, so every event carries a
-// sequence or version number that consumers compare before overwriting
-// state.
+// read-only.
+//
+// # Bus
+//
+// [Bus] never makes a publisher wait for a consumer: Publish queues the
+// message for every current subscriber and returns, and each subscription
+// is delivered in order by its own goroutine, one message per ack. Order is
+// kept per topic (one publisher's events arrive in the order it published
+// them, at every subscriber), not across topics nor between publishers: an
+// actor with several inboxes, or fed by several publishers (the hasher's
+// scan jobs), sees them interleaved in any order. So every event still
+// carries a sequence or version number that consumers compare before
+// overwriting state. The bus is not persistent (subscribe before anything
+// publishes), and [Bus.Close] drops what is still queued.
 //
 // This package imports no other package of this module.
 package events

@@ -165,22 +165,32 @@ func isTraceStart(b []byte) bool {
 	return bytes.HasPrefix(rest, []byte(`,"topic":"`))
 }
 
-// ReplayOptions narrows [Replay]. A nil *ReplayOptions replays everything.
+// ReplayOptions narrows [Replay]. A nil *ReplayOptions replays everything
+// without waiting between messages.
 type ReplayOptions struct {
 	// Topics, if non-empty, are the only topics replayed.
 	Topics []string
+	// Wait, if set, is called after each message is published, and Replay
+	// stops with its error. Pass the bus's [Bus.WaitIdle] so that the
+	// consumers take the messages one at a time, in file order across
+	// topics, as in the recorded run; without it only the order within a
+	// topic is kept.
+	Wait func(context.Context) error
 }
 
 // Replay reads a trace written by [TracePublisher] from r and publishes each
 // message, with its recorded UUID and metadata, on its topic through pub, in
-// file order. It blocks until every message was published (on the bus of
-// [NewBus], until each was handled) and returns how many were. It stops at
-// the first malformed line, with an error giving its line number, or when
-// ctx is done.
+// file order, calling [ReplayOptions.Wait] after each. It returns how many
+// were published once the last one was (and, with Wait, waited for): on
+// [Bus] without Wait they may still be queued. It stops at the first
+// malformed line, with an error giving its line number, or when ctx is done.
 func Replay(ctx context.Context, r io.Reader, pub message.Publisher, opts *ReplayOptions) (int, error) {
-	var topicsWanted []string
+	var (
+		topicsWanted []string
+		wait         func(context.Context) error
+	)
 	if opts != nil {
-		topicsWanted = opts.Topics
+		topicsWanted, wait = opts.Topics, opts.Wait
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
@@ -193,24 +203,39 @@ func Replay(ctx context.Context, r io.Reader, pub message.Publisher, opts *Repla
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
-		var line TraceLine
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+		topic, msg, err := traceMessage(sc.Bytes())
+		if err != nil {
 			return n, fmt.Errorf("reading trace line %d: %w", lineNo, err)
 		}
-		if len(topicsWanted) > 0 && !slices.Contains(topicsWanted, line.Topic) {
+		if len(topicsWanted) > 0 && !slices.Contains(topicsWanted, topic) {
 			continue
 		}
-		msg := message.NewMessage(line.UUID, message.Payload(line.Payload))
-		for k, v := range line.Metadata {
-			msg.Metadata.Set(k, v)
-		}
-		if err := pub.Publish(line.Topic, msg); err != nil {
+		if err := pub.Publish(topic, msg); err != nil {
 			return n, fmt.Errorf("replaying trace line %d: %w", lineNo, err)
 		}
 		n++
+		if wait != nil {
+			if err := wait(ctx); err != nil {
+				return n, fmt.Errorf("waiting after trace line %d: %w", lineNo, err)
+			}
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return n, fmt.Errorf("reading trace: %w", err)
 	}
 	return n, nil
+}
+
+// traceMessage decodes one trace line into its topic and a message with the
+// recorded UUID, metadata and payload.
+func traceMessage(b []byte) (string, *message.Message, error) {
+	var line TraceLine
+	if err := json.Unmarshal(b, &line); err != nil {
+		return "", nil, err
+	}
+	msg := message.NewMessage(line.UUID, message.Payload(line.Payload))
+	for k, v := range line.Metadata {
+		msg.Metadata.Set(k, v)
+	}
+	return line.Topic, msg, nil
 }

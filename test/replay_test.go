@@ -113,17 +113,22 @@ func replayTrace(t *testing.T, traceFile string) []skillEntry {
 			t.Errorf("actors: %v", err)
 		}
 	}()
+	// Wait: the builder takes the messages one at a time in file order, as
+	// in the recorded run (publishing does not wait for it).
 	n, err := events.Replay(ctx, f, bus, &events.ReplayOptions{Topics: []string{
 		events.TopicSourcesConfigured, events.TopicSourceScanned, events.TopicOverridesChanged,
-	}})
+	}, Wait: bus.WaitIdle})
 	if err != nil || n == 0 {
 		t.Fatalf("Replay = %d, %v; want some messages", n, err)
 	}
 	// Barrier: the builder acks a message before it rebuilds and publishes,
-	// and handles one message at a time; a stale event it ignores is taken
-	// only after the last rebuild's catalog reached (and was acked by) the
-	// facade.
+	// and handles one message at a time, so it takes a stale event (which it
+	// ignores) only after the last rebuild queued its catalog.changed for
+	// the facade; once the bus is idle, the facade has handled that output.
 	if err := events.Publish(bus, events.OverridesChanged{Seq: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.WaitIdle(ctx); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := facade.Server(ctx)
