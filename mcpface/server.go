@@ -223,24 +223,28 @@ func (f *Facade) current() *snapshot { return f.snap.Load() }
 // source.synced) before it answers with the error.
 const changedWait = 2 * time.Second
 
-// readCurrent reads file of sk from snapshot s like readFile; when the file
-// changed on disk since s was built, it waits for the next snapshot
-// ([Facade.newer]) and reads the file of the same URI from it, so a read
-// during a rescan returns the new bytes (still only with their own digest).
-func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, max int64) ([]byte, error) {
+// readCurrent reads the supporting file file of sk from snapshot s like
+// readFile; when the file changed on disk since s was built, it waits for
+// the next snapshot ([Facade.newer]) and reads the file of the same URI
+// from it, so a read during a rescan returns the new bytes (still only with
+// their own digest). It returns the manifest entry the bytes match, whose
+// MIME type and text flag describe them. A SKILL.md is not read from disk
+// but served from the catalog ([skillMD]).
+func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, max int64) ([]byte, *events.File, error) {
 	data, err := readFile(sk, file, f.opts.Bundled, max)
 	if !errors.Is(err, errChanged) || s == nil {
-		return data, err
+		return data, file, err
 	}
 	next := f.newer(s.cat.Version)
 	if next == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ref, ok := next.cat.File(sk.FileURI(file.Path))
 	if !ok {
-		return nil, err
+		return nil, nil, err
 	}
-	return readFile(ref.Skill, ref.File, f.opts.Bundled, max)
+	data, err = readFile(ref.Skill, ref.File, f.opts.Bundled, max)
+	return data, ref.File, err
 }
 
 // newer waits up to changedWait for a snapshot newer than version and
@@ -285,9 +289,8 @@ func (f *Facade) newer(version uint64) *snapshot {
 // The new catalog is readable by every request that starts after the swap;
 // registrations and notifications follow it, so a client never hears of a
 // change before it can read it. SetCatalog is safe for concurrent use,
-// starts no goroutine, and returns once the notifications are sent; it reads
-// the first bytes of supporting files whose type the extension does not
-// tell.
+// starts no goroutine, and returns once the notifications are sent; it
+// reads no file (the catalog carries every file's MIME type).
 func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	if c == nil {
 		return false
@@ -295,7 +298,7 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	if old := f.snap.Load(); old != nil && old.cat.Version >= c.Version {
 		return false
 	}
-	s := newSnapshot(c, f.opts.Bundled)
+	s := newSnapshot(c)
 	for {
 		old := f.snap.Load()
 		if old != nil && old.cat.Version >= c.Version {

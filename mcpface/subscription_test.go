@@ -58,7 +58,10 @@ func rewrite(t *testing.T, sk events.Skill, rel string, b []byte) events.Skill {
 	sk.Files = slices.Clone(sk.Files)
 	for i := range sk.Files {
 		if sk.Files[i].Path == rel {
-			sk.Files[i].Digest, sk.Files[i].Size = digest(b), int64(len(b))
+			sk.Files[i] = fileOf(rel, b, sk.Files[i].ModTime)
+			if i == 0 {
+				sk.SkillMD = b
+			}
 			return sk
 		}
 	}
