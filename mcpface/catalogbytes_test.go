@@ -18,8 +18,12 @@ import (
 // recorded in the catalog, even for files whose extension does not tell)
 // and serves SKILL.md — load-skill, the skill prompts, resources/read —
 // from the bytes the catalog carries, whatever happened to the skill
-// folder since the scan. Supporting files are still read from disk and
-// checked against their digest, so theirs fail cleanly.
+// folder since the scan (a SKILL.md whose size or mtime changed makes a
+// read wait for the next catalog, TestReadDuringRescanWaitsForCatalog;
+// one whose folder is gone or unreadable, or whose bytes changed behind
+// the same size and mtime, is served as the catalog has it). Supporting
+// files are still read from disk and checked against their digest, so
+// theirs fail cleanly.
 func TestServedFromCatalog(t *testing.T) {
 	mutations := []struct {
 		name   string
@@ -40,7 +44,18 @@ func TestServedFromCatalog(t *testing.T) {
 			t.Cleanup(func() { os.Chmod(dir, 0o755) })
 		}},
 		{"SKILL.md rewritten", func(t *testing.T, dir string) {
-			if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: other\ndescription: other\n---\n"), 0o644); err != nil {
+			// Other bytes of the same size and modification time: nothing
+			// tells the facade the file changed, so only bytes read from
+			// disk could differ from the catalog's.
+			p := filepath.Join(dir, "SKILL.md")
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(strings.Repeat("x", int(fi.Size()))), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
 				t.Fatal(err)
 			}
 		}},

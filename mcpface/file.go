@@ -59,6 +59,30 @@ func skillMD(sk *events.Skill) ([]byte, error) {
 	return sk.SkillMD, nil
 }
 
+// skillMDChanged reports whether the SKILL.md of sk is no longer the file
+// that was hashed, judged as the hasher's digest cache judges it: by size
+// and modification time, looked up through the skill opener (no link
+// followed) without reading the file, or by its skill folder having been
+// swapped. A bundled skill never changes; a missing or unreadable file
+// counts as unchanged (the rescan will tell).
+func skillMDChanged(sk *events.Skill) bool {
+	if sk.Source.Kind == events.SourceBundled || len(sk.Files) == 0 {
+		return false
+	}
+	dir := sk.RealDir
+	if dir == "" {
+		dir = sk.Dir
+	}
+	root, err := skill.OpenDir(dir, sk.DirID)
+	if err != nil {
+		return errors.Is(err, skill.ErrFolderChanged)
+	}
+	defer root.Close()
+	md := &sk.Files[0]
+	fi, err := root.Lstat(md.OnDisk())
+	return err == nil && (fi.Size() != md.Size || !fi.ModTime().Equal(md.ModTime))
+}
+
 // openFile opens the manifest file f of sk: from bundled for a bundled
 // skill, else through an [os.Root] on the skill folder as it was scanned
 // (its real path, refused when it is no longer the folder the scan

@@ -247,6 +247,28 @@ func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, m
 	return data, ref.File, err
 }
 
+// currentSkillMD returns the SKILL.md of sk, a skill of snapshot s, from the
+// catalog ([skillMD]): the facade never reads a SKILL.md's bytes. When the
+// file on disk no longer has the size and modification time it was hashed
+// with, or its folder was swapped (the window between a write or a remote
+// swap and the rescan), it waits for the next snapshot ([Facade.newer]) and
+// returns that catalog's bytes for the same skill, so a read right after an
+// edit gets the new SKILL.md, as [Facade.readCurrent] does for supporting
+// files. When no newer snapshot comes, or the file's metadata cannot be
+// read, the bytes of s are served: they are the ones its digest describes.
+func (f *Facade) currentSkillMD(s *snapshot, sk *events.Skill) ([]byte, error) {
+	data, err := skillMD(sk)
+	if err != nil || s == nil || !skillMDChanged(sk) {
+		return data, err
+	}
+	if next := f.newer(s.cat.Version); next != nil {
+		if nsk := next.cat.SkillByURI(sk.URI); nsk != nil {
+			return skillMD(nsk)
+		}
+	}
+	return data, nil
+}
+
 // newer waits up to changedWait for a snapshot newer than version and
 // returns it, or nil when none came.
 func (f *Facade) newer(version uint64) *snapshot {

@@ -55,10 +55,14 @@ func rewrite(t *testing.T, sk events.Skill, rel string, b []byte) events.Skill {
 	if err := os.Rename(tmp, p); err != nil {
 		t.Fatal(err)
 	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sk.Files = slices.Clone(sk.Files)
 	for i := range sk.Files {
 		if sk.Files[i].Path == rel {
-			sk.Files[i] = fileOf(rel, b, sk.Files[i].ModTime)
+			sk.Files[i] = fileOf(rel, b, fi.ModTime())
 			if i == 0 {
 				sk.SkillMD = b
 			}
