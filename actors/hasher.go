@@ -81,8 +81,12 @@ type HasherOptions struct {
 }
 
 // Hasher is the actor that scans sources for skill folders and hashes their
-// files (DESIGN "hasher"). It keeps a digest cache keyed by (path, size,
-// mtime), so an unchanged file is never read twice (BR-35).
+// files (DESIGN "hasher"). With each file it records what a consumer needs
+// besides the bytes, decided from the bytes it hashes: the MIME type and
+// text flag ([skill.Content]), and for a SKILL.md its bytes; nobody reads a
+// file again to serve a SKILL.md or to type a file (issue 11 item 6). It
+// keeps a digest cache keyed by (path, size, mtime) that holds all of it,
+// so an unchanged file is never read twice (BR-35).
 type Hasher struct {
 	in      <-chan *message.Message
 	changes <-chan *message.Message
