@@ -268,6 +268,7 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 		ModelInvocable: true,
 		UserInvocable:  true,
 		Files:          ss.Files,
+		SkillMD:        ss.SkillMD,
 	}
 	if v, ok := fm.boolean("disable-model-invocation"); ok && v {
 		sk.ModelInvocable = false

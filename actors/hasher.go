@@ -81,8 +81,12 @@ type HasherOptions struct {
 }
 
 // Hasher is the actor that scans sources for skill folders and hashes their
-// files (DESIGN "hasher"). It keeps a digest cache keyed by (path, size,
-// mtime), so an unchanged file is never read twice (BR-35).
+// files (DESIGN "hasher"). With each file it records what a consumer needs
+// besides the bytes, decided from the bytes it hashes: the MIME type and
+// text flag ([skill.Content]), and for a SKILL.md its bytes; nobody reads a
+// file again to serve a SKILL.md or to type a file (issue 11 item 6). It
+// keeps a digest cache keyed by (path, size, mtime) that holds all of it,
+// so an unchanged file is never read twice (BR-35).
 type Hasher struct {
 	in      <-chan *message.Message
 	changes <-chan *message.Message
@@ -382,6 +386,10 @@ type cacheEntry struct {
 	size    int64
 	modTime time.Time
 	digest  string
+	// mime and text are what the facade serves the file as, decided from
+	// the bytes hashed ([skill.Content]).
+	mime string
+	text bool
 	// content is kept for SKILL.md files only, whose bytes the scan carries.
 	content []byte
 }
@@ -685,7 +693,7 @@ func (m *manifests) skill(sk foundSkill) (events.ScannedSkill, bool) {
 		return events.ScannedSkill{}, false
 	}
 	md := m.fresh[sk.md.path]
-	first := events.File{Path: "SKILL.md", Digest: md.digest, Size: md.size, ModTime: md.modTime}
+	first := events.File{Path: "SKILL.md", Digest: md.digest, Size: md.size, ModTime: md.modTime, MIME: md.mime, Text: md.text}
 	if base := path.Base(sk.md.path); base != "SKILL.md" {
 		first.DiskName = base
 	}
@@ -703,7 +711,7 @@ func (m *manifests) skill(sk foundSkill) (events.ScannedSkill, bool) {
 			continue
 		}
 		e := m.fresh[f.path]
-		ss.Files = append(ss.Files, events.File{Path: f.rel, Digest: e.digest, Size: e.size, ModTime: e.modTime})
+		ss.Files = append(ss.Files, events.File{Path: f.rel, Digest: e.digest, Size: e.size, ModTime: e.modTime, MIME: e.mime, Text: e.text})
 	}
 	return ss, true
 }
@@ -743,18 +751,22 @@ func hashWanted(fsys fs.FS, p string, x *want) (cacheEntry, error) {
 }
 
 // digest reads r (the file at p) to its end, or to max bytes, and returns
-// its digest and size, and its bytes when keep is set.
+// its digest and size, its MIME type and text flag (decided from the same
+// bytes, so the facade never reads the file to tell them), and its bytes
+// when keep is set.
 func digest(r io.Reader, p string, keep bool, max int64) (cacheEntry, error) {
 	var e cacheEntry
 	h := sha256.New()
+	c := skill.NewContent(p)
 	lr := io.LimitReader(r, max+1)
 	var err error
 	if keep {
 		e.content, err = io.ReadAll(lr)
 		h.Write(e.content)
+		c.Write(e.content)
 		e.size = int64(len(e.content))
 	} else {
-		e.size, err = io.Copy(h, lr)
+		e.size, err = io.Copy(io.MultiWriter(h, c), lr)
 	}
 	if err != nil {
 		return cacheEntry{}, fmt.Errorf("reading %s: %w", p, err)
@@ -763,6 +775,7 @@ func digest(r io.Reader, p string, keep bool, max int64) (cacheEntry, error) {
 		return cacheEntry{}, fmt.Errorf("reading %s: %w (cap %s)", p, errGrew, mebibytes(max))
 	}
 	e.digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	e.mime, e.text = c.MIME(), c.Text()
 	return e, nil
 }
 

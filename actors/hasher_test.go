@@ -197,7 +197,8 @@ func TestScanDigests(t *testing.T) {
 	}
 	var got []events.File
 	for _, f := range scan.Skills[0].Files {
-		f.ModTime = time.Time{}
+		// MIME and Text are pinned by TestScanRecordsContent.
+		f.ModTime, f.MIME, f.Text = time.Time{}, "", false
 		got = append(got, f)
 	}
 	want := []events.File{
@@ -206,6 +207,97 @@ func TestScanDigests(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Files mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestScanRecordsContent is issue 11 item 6: the hasher records, from the
+// bytes it hashes, each file's MIME type and text flag and the SKILL.md
+// bytes, for local and bundled sources alike; a rescan served from the
+// digest cache (nothing read) gives the same; the catalog builder carries
+// the SKILL.md bytes into the catalog, so nobody reads a file to serve the
+// SKILL.md or to type a file.
+func TestScanRecordsContent(t *testing.T) {
+	md := skillMD("a", "d")
+	tree := map[string]string{
+		"a/SKILL.md":          md,
+		"a/notes.unknownext":  "plain words\n",
+		"a/blob.weird":        "\xff\xfe\xfd",
+		"a/assets/logo.png":   "\x89PNG",
+		"a/latin1.txt":        "caf\xe9",
+		"a/data.JSON":         "{}",
+		"a/long":              strings.Repeat("z", 9000) + "\xff",
+		"a/nested/b/SKILL.md": skillMD("b", "d"),
+	}
+	type rec struct {
+		MIME string
+		Text bool
+	}
+	want := map[string]rec{
+		"SKILL.md":          {"text/markdown", true},
+		"notes.unknownext":  {"text/plain", true},
+		"blob.weird":        {"application/octet-stream", false},
+		"assets/logo.png":   {"image/png", false},
+		"latin1.txt":        {"text/plain", false},
+		"data.JSON":         {"application/json", true},
+		"long":              {"text/plain", false}, // sniffed from its first 8192 bytes; not UTF-8 throughout
+		"nested/b/SKILL.md": {"text/markdown", true},
+	}
+	check := func(t *testing.T, scan events.SourceScanned) {
+		t.Helper()
+		i := slices.IndexFunc(scan.Skills, func(s events.ScannedSkill) bool { return s.RelDir == "a" })
+		if i < 0 {
+			t.Fatalf("no skill a in %v", relDirs(scan))
+		}
+		sk := scan.Skills[i]
+		got := map[string]rec{}
+		for _, f := range sk.Files {
+			got[f.Path] = rec{f.MIME, f.Text}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("MIME types and text flags mismatch (-want +got):\n%s", diff)
+		}
+		if string(sk.SkillMD) != md || sk.Files[0].Digest != digest(md) {
+			t.Errorf("SkillMD = %q, want the bytes Files[0] describes", sk.SkillMD)
+		}
+	}
+
+	root := t.TempDir()
+	writeTree(t, root, tree)
+	h := newTestHasher(nil)
+	src := localSource(root)
+	first, err := h.Scan(t.Context(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, first)
+	cached, err := h.Scan(t.Context(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cached.Hashed != 0 {
+		t.Errorf("second scan Hashed = %d, want 0", cached.Hashed)
+	}
+	check(t, cached)
+
+	fsys := fstest.MapFS{}
+	for p, body := range tree {
+		fsys[p] = &fstest.MapFile{Data: []byte(body)}
+	}
+	bsrc := events.Source{ID: actors.BundledSourceID, Kind: events.SourceBundled, Location: "bundled", Root: "."}
+	bundled, err := newTestHasher(&actors.HasherOptions{Bundled: fsys}).Scan(t.Context(), bsrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, bundled)
+
+	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}}
+	cat := actors.BuildCatalog(1, cfg, map[string]events.SourceScanned{src.ID: cached}, nil)
+	sk := cat.SkillByName(filepath.Base(root) + "__a")
+	if sk == nil {
+		t.Fatalf("catalog has no skill a: %+v", cat.Skills)
+	}
+	if string(sk.SkillMD) != md || sk.Files[len(sk.Files)-1].MIME == "" {
+		t.Errorf("catalog skill SkillMD = %q, files %+v; want the SKILL.md bytes and typed files", sk.SkillMD, sk.Files)
 	}
 }
 

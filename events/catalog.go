@@ -53,6 +53,10 @@ type Skill struct {
 	// Files is the manifest; Files[0] is the SKILL.md. The URI of a file is
 	// [Skill.FileURI] of its Path.
 	Files []File `json:"files"`
+	// SkillMD is the raw content of the SKILL.md, the bytes the hasher read
+	// and hashed into Files[0] (see [ScannedSkill.SkillMD]). The facade
+	// serves these bytes, never the file on disk.
+	SkillMD []byte `json:"skill_md"`
 }
 
 // SkillRootURI returns the skill root directory URI: the SKILL.md URI minus

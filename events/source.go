@@ -94,6 +94,13 @@ type File struct {
 	Size int64 `json:"size"`
 	// ModTime is the file's modification time when it was hashed.
 	ModTime time.Time `json:"mod_time"`
+	// MIME is the file's MIME type, decided by the hasher from the bytes it
+	// hashed: by extension, else sniffed from their start (actors/skill
+	// Content). Empty in a record made before it existed.
+	MIME string `json:"mime,omitempty"`
+	// Text reports whether the file is served as text: MIME is a text type
+	// and every byte the hasher hashed is valid UTF-8.
+	Text bool `json:"text,omitempty"`
 }
 
 // OnDisk returns the '/'-separated path of f relative to its skill folder as

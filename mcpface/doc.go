@@ -38,10 +38,16 @@
 // # State
 //
 // The facade holds one immutable snapshot (the catalog plus values derived
-// from it once) behind an atomic pointer, and the SDK registrations. Every
-// request loads the snapshot once at its top. File bytes are read from disk
-// when a request needs them, looked up only through the catalog manifest, and
-// served only when their SHA-256 equals the manifest digest.
+// from it once, reading no file: MIME types come from the catalog) behind an
+// atomic pointer, and the SDK registrations. Every request loads the
+// snapshot once at its top. A SKILL.md is served from the bytes the catalog
+// carries, which the hasher hashed into its digest (its size and mtime on
+// disk are only looked at to wait for the next catalog after an edit). A
+// supporting file's
+// bytes are read from disk when a request needs them, looked up only
+// through the catalog manifest, opened only through actors/skill's opener
+// (the containment the hasher uses), and served only when their SHA-256
+// equals the manifest digest.
 //
 // # Notifications and subscriptions
 //

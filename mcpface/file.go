@@ -9,16 +9,11 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
-
-// sniffSize is how many leading bytes decide text/plain against
-// application/octet-stream for an unknown extension, as in the reference.
-const sniffSize = 8192
 
 // Errors of [readFile]; callers map them to wire errors.
 var (
@@ -27,98 +22,65 @@ var (
 	errNotFile  = errors.New("not a regular file")
 )
 
-// mimeTypes maps a lower-case extension to its MIME type.
-var mimeTypes = map[string]string{
-	"md":       "text/markdown",
-	"markdown": "text/markdown",
-	"txt":      "text/plain",
-	"py":       "text/x-python",
-	"js":       "text/javascript",
-	"mjs":      "text/javascript",
-	"cjs":      "text/javascript",
-	"ts":       "text/typescript",
-	"json":     "application/json",
-	"yaml":     "text/yaml",
-	"yml":      "text/yaml",
-	"html":     "text/html",
-	"htm":      "text/html",
-	"css":      "text/css",
-	"csv":      "text/csv",
-	"xml":      "application/xml",
-	"sh":       "text/x-shellscript",
-	"png":      "image/png",
-	"jpg":      "image/jpeg",
-	"jpeg":     "image/jpeg",
-	"gif":      "image/gif",
-	"webp":     "image/webp",
-	"svg":      "image/svg+xml",
-	"pdf":      "application/pdf",
-	"ttf":      "font/ttf",
-	"otf":      "font/otf",
-	"woff":     "font/woff",
-	"woff2":    "font/woff2",
-	"zip":      "application/zip",
-	"gz":       "application/gzip",
-	"tgz":      "application/gzip",
-	"bin":      "application/octet-stream",
-}
-
-// isTextMIME reports whether content of type m is served as text when its
-// bytes are valid UTF-8.
-func isTextMIME(m string) bool {
-	if strings.HasPrefix(m, "text/") {
-		return true
+// fileMIME returns the MIME type f is served as: the one the hasher
+// decided from the bytes it hashed. A record without one (made before the
+// hasher recorded it) gets the type its extension gives, else
+// application/octet-stream; nothing is read to tell (issue 11 item 6).
+func fileMIME(f *events.File) string {
+	if f.MIME != "" {
+		return f.MIME
 	}
-	switch m {
-	case "application/json", "application/xml", "image/svg+xml", "application/javascript", "application/yaml":
-		return true
-	}
-	return false
-}
-
-// mimeOf returns the MIME type of a supporting file: by extension, else by
-// sniffing its first bytes (valid UTF-8 → text/plain).
-func mimeOf(sk *events.Skill, f *events.File, bundled fs.FS) string {
-	ext := strings.ToLower(path.Ext(f.Path))
-	if m, ok := mimeTypes[strings.TrimPrefix(ext, ".")]; ok {
+	if m := skill.MIMEByExt(f.Path); m != "" {
 		return m
 	}
-	head, err := readHead(sk, f, bundled)
-	if err != nil || !utf8Prefix(head, len(head) == sniffSize) {
-		return "application/octet-stream"
-	}
-	return "text/plain"
+	return "application/octet-stream"
 }
 
-// utf8Prefix reports whether b is valid UTF-8, allowing a rune cut off at the
-// end when b was truncated.
-func utf8Prefix(b []byte, truncated bool) bool {
-	if utf8.Valid(b) {
-		return true
+// servedAsText reports whether data, the bytes of f, are served as text:
+// the hasher's text flag, or for a record without a MIME type (see
+// [fileMIME]) a text type and valid UTF-8.
+func servedAsText(f *events.File, data []byte) bool {
+	if f.MIME == "" {
+		return skill.IsTextMIME(fileMIME(f)) && utf8.Valid(data)
 	}
-	if !truncated {
+	return f.Text
+}
+
+// skillMD returns the bytes of the SKILL.md of sk as the catalog carries
+// them: the hasher read and hashed them together, so they are by
+// construction the bytes sk.Files[0] describes, and serving them reads
+// nothing from disk (issue 11 item 6). A catalog whose skill holds no such
+// bytes (one made by hand, or recorded before they were carried) gives an
+// error.
+func skillMD(sk *events.Skill) ([]byte, error) {
+	if len(sk.Files) == 0 || sk.SkillMD == nil || int64(len(sk.SkillMD)) != sk.Files[0].Size {
+		return nil, fmt.Errorf("the catalog holds no SKILL.md bytes for %s", sk.QualifiedName)
+	}
+	return sk.SkillMD, nil
+}
+
+// skillMDChanged reports whether the SKILL.md of sk is no longer the file
+// that was hashed, judged as the hasher's digest cache judges it: by size
+// and modification time, looked up through the skill opener (no link
+// followed) without reading the file, or by its skill folder having been
+// swapped. A bundled skill never changes; a missing or unreadable file
+// counts as unchanged (the rescan will tell).
+func skillMDChanged(sk *events.Skill) bool {
+	if sk.Source.Kind == events.SourceBundled || len(sk.Files) == 0 {
 		return false
 	}
-	for k := 1; k < utf8.UTFMax && k <= len(b); k++ {
-		if utf8.Valid(b[:len(b)-k]) && !utf8.FullRune(b[len(b)-k:]) {
-			return true
-		}
+	dir := sk.RealDir
+	if dir == "" {
+		dir = sk.Dir
 	}
-	return false
-}
-
-func readHead(sk *events.Skill, f *events.File, bundled fs.FS) ([]byte, error) {
-	r, closeFn, err := openFile(sk, f, bundled)
+	root, err := skill.OpenDir(dir, sk.DirID)
 	if err != nil {
-		return nil, err
+		return errors.Is(err, skill.ErrFolderChanged)
 	}
-	defer closeFn()
-	buf := make([]byte, sniffSize)
-	n, err := io.ReadFull(r, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
+	defer root.Close()
+	md := &sk.Files[0]
+	fi, err := root.Lstat(md.OnDisk())
+	return err == nil && (fi.Size() != md.Size || !fi.ModTime().Equal(md.ModTime))
 }
 
 // openFile opens the manifest file f of sk: from bundled for a bundled

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -48,8 +49,16 @@ func skillMD(name, desc string) []byte {
 	return []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n\n# " + name + "\n\nDo the thing.\n")
 }
 
+// fileOf returns the manifest entry of the file rel holding b, with the
+// MIME type and text flag the hasher records.
+func fileOf(rel string, b []byte, mod time.Time) events.File {
+	mime, text := skill.Describe(rel, b)
+	return events.File{Path: rel, Digest: digest(b), Size: int64(len(b)), ModTime: mod, MIME: mime, Text: text}
+}
+
 // writeSkill writes spec below root/skills and returns its catalog entry,
-// with real digests and sizes.
+// with real digests, sizes, MIME types and text flags and its SKILL.md
+// bytes, as the hasher records them.
 func writeSkill(t testing.TB, root string, spec skillSpec) events.Skill {
 	t.Helper()
 	dir := filepath.Join(root, "skills", spec.dir)
@@ -65,7 +74,7 @@ func writeSkill(t testing.TB, root string, spec skillSpec) events.Skill {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return events.File{Path: rel, Digest: digest(b), Size: int64(len(b)), ModTime: fi.ModTime()}
+		return fileOf(rel, b, fi.ModTime())
 	}
 	md := skillMD(spec.name, spec.desc)
 	files := []events.File{write("SKILL.md", md)}
@@ -99,6 +108,7 @@ func writeSkill(t testing.TB, root string, spec skillSpec) events.Skill {
 		ModelInvocable: !spec.noModel,
 		UserInvocable:  !spec.noUser,
 		Files:          files,
+		SkillMD:        md,
 	}
 }
 

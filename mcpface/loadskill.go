@@ -49,7 +49,7 @@ func (f *Facade) loadSkill(_ context.Context, _ *mcp.CallToolRequest, in loadSki
 	if len(sk.Files) == 0 {
 		return errorResult(fmt.Sprintf("Failed to load skill %q: it has no SKILL.md", in.Name)), nil, nil
 	}
-	data, err := f.readCurrent(s, sk, &sk.Files[0], 0)
+	data, err := f.currentSkillMD(s, sk)
 	if err != nil {
 		return errorResult(fmt.Sprintf("Failed to load skill %q: %v", in.Name, err)), nil, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/go-cmp/cmp"
@@ -903,7 +904,7 @@ func TestNestedBundledAndPaging(t *testing.T) {
 	inner.QualifiedName, inner.Name, inner.Description = "skills__outer__inner", "inner", "Nested."
 	inner.SkillPath, inner.URI, inner.Dir = "skills/outer/inner", "skill://skills/outer/inner/SKILL.md", filepath.Join(outer.Dir, "inner")
 	inner.Frontmatter = json.RawMessage(`{"name":"inner","description":"Nested."}`)
-	inner.Files = nil
+	inner.Files, inner.SkillMD = nil, assets["inner/SKILL.md"]
 	for _, f := range outer.Files {
 		if rel, ok := strings.CutPrefix(f.Path, "inner/"); ok {
 			f.Path = rel
@@ -917,7 +918,8 @@ func TestNestedBundledAndPaging(t *testing.T) {
 		URI: "skill://bundled/SKILL.md", Source: events.Source{ID: "bundled", Kind: events.SourceBundled, Root: "."},
 		Dir: "skills/bundled", Frontmatter: json.RawMessage(`{"name":"bundled","description":"Ships with the binary."}`),
 		Listed: true, ModelInvocable: true, UserInvocable: true,
-		Files: []events.File{{Path: "SKILL.md", Digest: digest(bmd), Size: int64(len(bmd))}},
+		Files:   []events.File{fileOf("SKILL.md", bmd, time.Time{})},
+		SkillMD: bmd,
 	}
 	fsys := fstest.MapFS{"skills/bundled/SKILL.md": {Data: bmd}}
 	cat := events.NewCatalog(1, false, []events.Skill{outer, inner, bundled}, nil)

@@ -66,7 +66,7 @@ func (f *Facade) skillMessage(s *snapshot, sk *events.Skill) (*mcp.GetPromptResu
 	if len(sk.Files) == 0 {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("skill %s has no SKILL.md", sk.QualifiedName)}
 	}
-	data, err := f.readCurrent(s, sk, &sk.Files[0], 0)
+	data, err := f.currentSkillMD(s, sk)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("loading skill %s: %v", sk.QualifiedName, err)}
 	}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -107,8 +106,9 @@ func (f *Facade) readResourceHandler(ctx context.Context, req *mcp.ReadResourceR
 // readResource looks uri up in the snapshot, after [canonicalURI], and
 // returns its current bytes under the canonical URI: -32602 when the URI is
 // not served (never a path join, BR-21), -32603 when the bytes cannot be
-// served as advertised. Errors name uri as the client wrote it. A file that
-// changed on disk since the snapshot was built is read from the next one
+// served as advertised. Errors name uri as the client wrote it. A SKILL.md
+// is served from the catalog ([skillMD]); a supporting file that changed on
+// disk since the snapshot was built is read from the next one
 // ([Facade.readCurrent]), so a read during a rescan gets the new bytes.
 func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error) {
 	s := f.current()
@@ -126,10 +126,13 @@ func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error)
 		return nil, invalidParams("Resource not found: "+clip(requested), requested)
 	}
 	max := f.opts.MaxFileSize
+	var data []byte
+	file := ref.File
 	if ref.File.Path == "SKILL.md" {
-		max = 0
+		data, err = f.currentSkillMD(s, ref.Skill) // from the catalog: never read from disk
+	} else {
+		data, file, err = f.readCurrent(s, ref.Skill, ref.File, max)
 	}
-	data, err := f.readCurrent(s, ref.Skill, ref.File, max)
 	switch {
 	case errors.Is(err, errTooLarge):
 		return nil, internalError(fmt.Sprintf("File too large: %s (limit %s): %s", megabytes(ref.File.Size), megabytes(max), clip(requested)), requested)
@@ -140,9 +143,8 @@ func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error)
 	case err != nil:
 		return nil, internalError(fmt.Sprintf("reading %s: %v", clip(requested), err), requested)
 	}
-	mime := s.mime(uri)
-	c := &mcp.ResourceContents{URI: uri, MIMEType: mime}
-	if isTextMIME(mime) && utf8.Valid(data) && len(data) > 0 {
+	c := &mcp.ResourceContents{URI: uri, MIMEType: fileMIME(file)}
+	if servedAsText(file, data) && len(data) > 0 {
 		c.Text = string(data)
 	} else {
 		c.Blob = data

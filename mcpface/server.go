@@ -221,24 +221,50 @@ func (f *Facade) current() *snapshot { return f.snap.Load() }
 // source.synced) before it answers with the error.
 const changedWait = 2 * time.Second
 
-// readCurrent reads file of sk from snapshot s like readFile; when the file
-// changed on disk since s was built, it waits for the next snapshot
-// ([Facade.newer]) and reads the file of the same URI from it, so a read
-// during a rescan returns the new bytes (still only with their own digest).
-func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, max int64) ([]byte, error) {
+// readCurrent reads the supporting file file of sk from snapshot s like
+// readFile; when the file changed on disk since s was built, it waits for
+// the next snapshot ([Facade.newer]) and reads the file of the same URI
+// from it, so a read during a rescan returns the new bytes (still only with
+// their own digest). It returns the manifest entry the bytes match, whose
+// MIME type and text flag describe them. A SKILL.md is not read from disk
+// but served from the catalog ([skillMD]).
+func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, max int64) ([]byte, *events.File, error) {
 	data, err := readFile(sk, file, f.opts.Bundled, max)
 	if !errors.Is(err, errChanged) || s == nil {
-		return data, err
+		return data, file, err
 	}
 	next := f.newer(s.cat.Version)
 	if next == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ref, ok := next.cat.File(sk.FileURI(file.Path))
 	if !ok {
-		return nil, err
+		return nil, nil, err
 	}
-	return readFile(ref.Skill, ref.File, f.opts.Bundled, max)
+	data, err = readFile(ref.Skill, ref.File, f.opts.Bundled, max)
+	return data, ref.File, err
+}
+
+// currentSkillMD returns the SKILL.md of sk, a skill of snapshot s, from the
+// catalog ([skillMD]): the facade never reads a SKILL.md's bytes. When the
+// file on disk no longer has the size and modification time it was hashed
+// with, or its folder was swapped (the window between a write or a remote
+// swap and the rescan), it waits for the next snapshot ([Facade.newer]) and
+// returns that catalog's bytes for the same skill, so a read right after an
+// edit gets the new SKILL.md, as [Facade.readCurrent] does for supporting
+// files. When no newer snapshot comes, or the file's metadata cannot be
+// read, the bytes of s are served: they are the ones its digest describes.
+func (f *Facade) currentSkillMD(s *snapshot, sk *events.Skill) ([]byte, error) {
+	data, err := skillMD(sk)
+	if err != nil || s == nil || !skillMDChanged(sk) {
+		return data, err
+	}
+	if next := f.newer(s.cat.Version); next != nil {
+		if nsk := next.cat.SkillByURI(sk.URI); nsk != nil {
+			return skillMD(nsk)
+		}
+	}
+	return data, nil
 }
 
 // newer waits up to changedWait for a snapshot newer than version and
@@ -282,9 +308,8 @@ func (f *Facade) newer(version uint64) *snapshot {
 // The new catalog is readable by every request that starts after the swap;
 // registrations and notifications follow it, so a client never hears of a
 // change before it can read it. SetCatalog is safe for concurrent use,
-// starts no goroutine, and returns once the notifications are sent; it reads
-// the first bytes of supporting files whose type the extension does not
-// tell.
+// starts no goroutine, and returns once the notifications are sent; it
+// reads no file (the catalog carries every file's MIME type).
 func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	if c == nil {
 		return false
@@ -292,7 +317,7 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	if old := f.snap.Load(); old != nil && old.cat.Version >= c.Version {
 		return false
 	}
-	s := newSnapshot(c, f.opts.Bundled)
+	s := newSnapshot(c)
 	for {
 		old := f.snap.Load()
 		if old != nil && old.cat.Version >= c.Version {

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -121,7 +121,7 @@ func notFound(sk *events.Skill, p string, files []*events.File) string {
 }
 
 func (f *Facade) readOne(s *snapshot, sk *events.Skill, file *events.File) *mcp.CallToolResult {
-	data, err := f.readCurrent(s, sk, file, f.opts.MaxFileSize)
+	data, served, err := f.readCurrent(s, sk, file, f.opts.MaxFileSize)
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
 			return errorResult(fmt.Sprintf("File too large: %s (limit %s). Read a smaller file.", megabytes(file.Size), megabytes(f.opts.MaxFileSize)))
@@ -129,8 +129,8 @@ func (f *Facade) readOne(s *snapshot, sk *events.Skill, file *events.File) *mcp.
 		return errorResult(fmt.Sprintf("Failed to read %s: %v", file.Path, err))
 	}
 	uri := sk.FileURI(file.Path)
-	mime := s.mime(uri)
-	if isTextMIME(mime) && utf8.Valid(data) {
+	mime := fileMIME(served)
+	if servedAsText(served, data) {
 		return textResult(string(data))
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{
@@ -141,17 +141,16 @@ func (f *Facade) readOne(s *snapshot, sk *events.Skill, file *events.File) *mcp.
 func (f *Facade) readDir(s *snapshot, sk *events.Skill, files []*events.File) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{}
 	for _, file := range files {
-		mime := s.mime(sk.FileURI(file.Path))
 		var body string
-		switch data, err := f.readCurrent(s, sk, file, f.opts.MaxFileSize); {
+		switch data, served, err := f.readCurrent(s, sk, file, f.opts.MaxFileSize); {
 		case errors.Is(err, errTooLarge):
 			body = fmt.Sprintf("[File too large: %s]", megabytes(file.Size))
 		case err != nil:
 			body = fmt.Sprintf("[Could not read: %v]", err)
-		case !isTextMIME(mime):
-			body = fmt.Sprintf("[Binary file (%s, %d bytes). Read it on its own with skill-resource to get its bytes.]", mime, file.Size)
-		case !utf8.Valid(data):
-			body = fmt.Sprintf("[Not valid UTF-8 (%s, %d bytes). Read it on its own with skill-resource to get its bytes.]", mime, file.Size)
+		case !skill.IsTextMIME(fileMIME(served)):
+			body = fmt.Sprintf("[Binary file (%s, %d bytes). Read it on its own with skill-resource to get its bytes.]", fileMIME(served), served.Size)
+		case !servedAsText(served, data):
+			body = fmt.Sprintf("[Not valid UTF-8 (%s, %d bytes). Read it on its own with skill-resource to get its bytes.]", fileMIME(served), served.Size)
 		default:
 			body = string(data)
 		}
@@ -162,14 +161,6 @@ func (f *Facade) readDir(s *snapshot, sk *events.Skill, files []*events.File) *m
 
 func textResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-}
-
-// mime returns the MIME type the snapshot gives the file uri.
-func (s *snapshot) mime(uri string) string {
-	if r := s.byURI[uri]; r != nil {
-		return r.MIMEType
-	}
-	return "application/octet-stream"
 }
 
 func modelInvocable(s *events.Skill) bool { return s.ModelInvocable }

@@ -3,7 +3,6 @@ package mcpface
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +17,8 @@ import (
 const indexSchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 
 // snapshot is one catalog plus the values derived from it, built once when
-// the catalog arrives and never changed afterwards.
+// the catalog arrives and never changed afterwards. Building it reads no
+// file: every MIME type is in the catalog (issue 11 item 6).
 type snapshot struct {
 	cat *events.Catalog
 	// resources is every served resource (each file URI once, plus
@@ -37,7 +37,7 @@ type snapshot struct {
 	maxURI int
 }
 
-func newSnapshot(c *events.Catalog, bundled fs.FS) *snapshot {
+func newSnapshot(c *events.Catalog) *snapshot {
 	s := &snapshot{
 		cat:   c,
 		byURI: make(map[string]*mcp.Resource),
@@ -55,7 +55,7 @@ func newSnapshot(c *events.Catalog, bundled fs.FS) *snapshot {
 			if ref, ok := c.File(uri); !ok || ref.Skill != sk {
 				continue
 			}
-			r := fileResource(sk, f, uri, bundled)
+			r := fileResource(sk, f, uri)
 			s.resources = append(s.resources, r)
 			s.byURI[uri] = r
 		}
@@ -121,7 +121,7 @@ func indexResource() *mcp.Resource {
 	}
 }
 
-func fileResource(sk *events.Skill, f *events.File, uri string, bundled fs.FS) *mcp.Resource {
+func fileResource(sk *events.Skill, f *events.File, uri string) *mcp.Resource {
 	ann := &mcp.Annotations{Audience: audience(sk), LastModified: isoTime(f.ModTime)}
 	if f.Path == "SKILL.md" {
 		ann.Priority = 0.8
@@ -139,7 +139,7 @@ func fileResource(sk *events.Skill, f *events.File, uri string, bundled fs.FS) *
 		URI:         uri,
 		Name:        sk.Name + "/" + f.Path,
 		Description: "Supporting file in " + sk.Name,
-		MIMEType:    mimeOf(sk, f, bundled),
+		MIMEType:    fileMIME(f),
 		Size:        f.Size,
 		Annotations: ann,
 	}

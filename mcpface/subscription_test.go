@@ -55,10 +55,17 @@ func rewrite(t *testing.T, sk events.Skill, rel string, b []byte) events.Skill {
 	if err := os.Rename(tmp, p); err != nil {
 		t.Fatal(err)
 	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sk.Files = slices.Clone(sk.Files)
 	for i := range sk.Files {
 		if sk.Files[i].Path == rel {
-			sk.Files[i].Digest, sk.Files[i].Size = digest(b), int64(len(b))
+			sk.Files[i] = fileOf(rel, b, fi.ModTime())
+			if i == 0 {
+				sk.SkillMD = b
+			}
 			return sk
 		}
 	}
