@@ -10,11 +10,12 @@
 // (github.com/owner/repo[/subpath][@ref]) or a publisher URL
 // (https://host/.well-known/agent-skills/).
 //
-// It is wiring only: it parses flags and environment, builds the stderr
-// logger and the bus, subscribes every inbox, starts the actors (config,
-// watcher, remote fetchers, hasher, catalog builder, notifier) and the MCP
-// facade in one errgroup, and
-// shuts them down together when stdin closes or a signal arrives. See
+// It is wiring only: it calls [actors.Load] for the configuration (every
+// flag, variable and config-file key is a row of [actors.SettingsTable]),
+// builds the stderr logger and the bus, subscribes every inbox, starts the
+// actors (config, watcher, remote fetchers, hasher, catalog builder,
+// notifier) and the MCP facade in one errgroup with the chosen transport,
+// and shuts them down together when stdin closes or a signal arrives. See
 // README.md for every flag and environment variable.
 package main
 
