@@ -329,14 +329,6 @@ func (boolParser) parse(r raw) (any, string) {
 	return false, "is not one of true, 1, yes, false, 0, no; read as false"
 }
 
-// ParseBool reads v in the one boolean dialect of the configuration: true,
-// 1 and yes (any case) are true; false, 0, no and "" are false; ok is false
-// for anything else (read as false).
-func ParseBool(v string) (b, ok bool) {
-	x, problem := boolParser{}.parse(raw{text: v})
-	return x.(bool), problem == ""
-}
-
 // mibParser reads a size in MiB, fractions allowed, as bytes; min is the
 // smallest size accepted, in bytes.
 type mibParser struct{ min int64 }
