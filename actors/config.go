@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -114,66 +113,45 @@ type configFile struct {
 // buildSources); the remote settings are in WellKnown and GitHub. It only reads; it never writes the config
 // file. It fails only when the working or home directory cannot be found.
 func LoadConfig(opts ConfigOptions) (Config, error) {
+	cl := commandLine{positional: opts.Args}
+	if opts.Static != nil {
+		cl.flags = map[string]raw{"--static": {name: "--static", text: strconv.FormatBool(*opts.Static), origin: fromFlag}}
+	}
+	st, warnings, err := load(SettingsTable(), cl, opts)
+	if err != nil {
+		return Config{}, err
+	}
 	log := ensureLogger(opts.Logger)
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+	for _, w := range warnings {
+		log.Warn(w.Message, w.Args...)
 	}
-	home := opts.Home
-	if home == "" {
-		home = getenv("HOME")
-	}
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return Config{}, fmt.Errorf("finding home directory: %w", err)
-		}
-		home = h
-	}
-	cwd := opts.Cwd
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return Config{}, fmt.Errorf("finding working directory: %w", err)
-		}
-		cwd = wd
-	}
-	cfg := Config{ConfigPath: filepath.Join(home, ".skilljack", "config.json"), Overrides: map[string]events.Override{}}
-	file := readConfigFile(cfg.ConfigPath, log)
+	return st.Config, nil
+}
 
-	var entries []string
-	switch {
-	case len(splitList(opts.Args...)) > 0:
-		entries, cfg.ActiveSource = splitList(opts.Args...), activeCLI
-	case len(splitList(getenv("SKILLS_DIR"))) > 0:
-		entries, cfg.ActiveSource = splitList(getenv("SKILLS_DIR")), activeEnv
-	default:
-		entries, cfg.ActiveSource = file.dirs, activeConfig
-		if len(file.dirs) == 0 {
-			cfg.ActiveSource = activeNone
-		}
+// derive builds what the table's values imply: the source list, static
+// mode, overrides and the remote settings (reference §2).
+func derive(st *Settings, file configFile, home, cwd string) []Warning {
+	var warnings []Warning
+	log := slog.New(warningHandler{&warnings})
+	if st.Catalog == "tool-description" {
+		log.Warn("--catalog=tool-description is the legacy catalog channel: clients with tool search may never see the catalog; the default is instructions")
 	}
-	cfg.WellKnown, cfg.GitHub = remoteConfig(getenv, home, file, log)
-	cfg.Sources = buildSources(entries, home, cwd, &cfg, log)
-	warnCacheInSource(cfg, log)
-
-	env := strings.TrimSpace(getenv("SKILLJACK_STATIC"))
-	envStatic, envOK := parseBool(env)
-	if env != "" && !envOK {
-		log.Warn("SKILLJACK_STATIC is not one of true, 1, yes, false, 0, no; read as false", "value", env)
+	st.HTTP = st.httpPortSet || st.httpEnv
+	st.HTTPPort = st.httpPort
+	cfg := &st.Config
+	cfg.ActiveSource = st.activeSource
+	if cfg.ActiveSource == "" {
+		cfg.ActiveSource = activeNone
 	}
-	switch {
-	case opts.Static != nil:
-		cfg.Static = *opts.Static
-	case env != "":
-		cfg.Static = envStatic
-	case file.static != nil:
-		cfg.Static = *file.static
-	}
+	cfg.Static = st.static
+	cfg.Overrides = map[string]events.Override{}
 	for name, ov := range file.overrides {
 		cfg.Overrides[name] = ov
 	}
-	return cfg, nil
+	cfg.WellKnown, cfg.GitHub = remoteConfig(st, home, log)
+	cfg.Sources = buildSources(st.dirs, home, cwd, cfg, log)
+	warnCacheInSource(*cfg, log)
+	return warnings
 }
 
 // MaxConfigBytes caps the config file. It holds a few lists and flags; a
@@ -383,19 +361,6 @@ func splitList(vs ...string) []string {
 	return out
 }
 
-// parseBool reads a SKILLJACK_STATIC-style flag, case-insensitively: true,
-// 1, yes are true; false, 0, no are false; ok is false for anything else,
-// including "" (the caller treats empty as unset).
-func parseBool(v string) (b, ok bool) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "1", "yes":
-		return true, true
-	case "false", "0", "no":
-		return false, true
-	}
-	return false, false
-}
-
 // buildSources classifies, resolves, de-duplicates and prefixes entries and
 // appends the bundled source. GitHub entries (any entry containing
 // "github.com", checked first) and publisher URLs (http(s):// otherwise) get
@@ -533,37 +498,13 @@ func warnCacheInSource(cfg Config, log *slog.Logger) {
 	}
 }
 
-// remoteConfig reads the remote-source settings from the environment and
-// the config file (reference §2.2), warning once about each unusable value.
-func remoteConfig(getenv func(string) string, home string, file configFile, log *slog.Logger) (WellKnownConfig, GitHubConfig) {
-	envList := func(name string, fallback []string) []string {
-		if l := splitList(getenv(name)); len(l) > 0 {
-			return l
-		}
-		return fallback
-	}
-	interval := func(name string) time.Duration {
-		d, ok := parseMS(getenv(name), DefaultPollInterval)
-		if !ok {
-			log.Warn(name+" is not a non-negative number of milliseconds; using the default", "value", getenv(name), "default_ms", DefaultPollInterval.Milliseconds())
-		}
-		if d > 0 && d < MinPollInterval {
-			log.Warn(fmt.Sprintf("%s is below the minimum of %d ms (it is in milliseconds); using the minimum", name, MinPollInterval.Milliseconds()), "value", getenv(name))
-			d = MinPollInterval
-		}
-		return d
-	}
-	size := func(name string, def int64) int64 {
-		n, ok := parseMB(getenv(name), def)
-		if !ok {
-			log.Warn(name+" is not a whole number of MiB of at least 1; using the default", "value", getenv(name), "default_mb", def>>20)
-		}
-		return n
-	}
-	base := strings.TrimSpace(getenv("SKILLJACK_CACHE_DIR"))
-	var wk WellKnownConfig
-	var gh GitHubConfig
-	if base != "" {
+// remoteConfig completes the remote-source settings the table read
+// (reference §2.2): the usable publisher origins, the allowed owners in
+// lower case and the cache folders, warning once about each unusable
+// origin.
+func remoteConfig(st *Settings, home string, log *slog.Logger) (WellKnownConfig, GitHubConfig) {
+	wk, gh := st.Config.WellKnown, st.Config.GitHub
+	if base := st.cacheDir; base != "" {
 		base = resolvePath(base, home, home)
 		wk.CacheDir = filepath.Join(base, "well-known")
 		gh.CacheDir = base
@@ -571,8 +512,8 @@ func remoteConfig(getenv func(string) string, home string, file configFile, log 
 		wk.CacheDir = filepath.Join(home, ".skilljack", "well-known-cache")
 		gh.CacheDir = filepath.Join(home, ".skilljack", "github-cache")
 	}
-
-	for _, o := range envList("WELL_KNOWN_ALLOWED_ORIGINS", file.wkOrigins) {
+	wk.AllowedOrigins = nil
+	for _, o := range st.wkOrigins {
 		spec, err := ParseWellKnownURL(o, true)
 		if err != nil || (spec.PathPrefix != "" && spec.PathPrefix != "/") {
 			log.Warn("allowed publisher origin ignored: not an origin (scheme://host[:port]); check WELL_KNOWN_ALLOWED_ORIGINS or wellKnownAllowedOrigins", "value", o)
@@ -582,37 +523,13 @@ func remoteConfig(getenv func(string) string, home string, file configFile, log 
 			wk.AllowedOrigins = append(wk.AllowedOrigins, spec.Origin)
 		}
 	}
-	if v := strings.TrimSpace(getenv("WELL_KNOWN_ALLOW_HTTP")); v != "" {
-		b, ok := parseBool(v)
-		if !ok {
-			log.Warn("WELL_KNOWN_ALLOW_HTTP is not one of 1, true, yes, 0, false, no; read as false", "value", v)
-		}
-		wk.AllowHTTP = b
-	}
-	wk.PollInterval = interval("WELL_KNOWN_POLL_INTERVAL_MS")
-	wk.MaxArtifactBytes = size("WELL_KNOWN_MAX_ARTIFACT_MB", DefaultMaxArtifactBytes)
-	wk.MaxUnpackedBytes = size("WELL_KNOWN_MAX_UNPACKED_MB", DefaultMaxUnpackedBytes)
-	wk.MaxCacheBytes = size("WELL_KNOWN_MAX_CACHE_MB", DefaultWellKnownMaxCacheBytes)
-	n, ok := parseCount(getenv("WELL_KNOWN_MAX_SKILLS"), DefaultWellKnownMaxSkills)
-	if !ok {
-		log.Warn("WELL_KNOWN_MAX_SKILLS is not a whole number of at least 1; using the default", "value", getenv("WELL_KNOWN_MAX_SKILLS"), "default", DefaultWellKnownMaxSkills)
-	}
-	wk.MaxSkills = n
-
-	for _, o := range append(envList("GITHUB_ALLOWED_ORGS", file.ghOrgs), envList("GITHUB_ALLOWED_USERS", file.ghUsers)...) {
+	gh.AllowedOwners = nil
+	for _, o := range append(slices.Clone(st.ghOrgs), st.ghUsers...) {
 		o = strings.ToLower(strings.TrimSpace(o))
 		if o != "" && !slices.Contains(gh.AllowedOwners, o) {
 			gh.AllowedOwners = append(gh.AllowedOwners, o)
 		}
 	}
-	gh.Token = strings.TrimSpace(getenv("GITHUB_TOKEN"))
-	gh.APIURL = strings.TrimRight(strings.TrimSpace(getenv("GITHUB_API_URL")), "/")
-	if gh.APIURL == "" {
-		gh.APIURL = DefaultGitHubAPIURL
-	}
-	gh.PollInterval = interval("GITHUB_POLL_INTERVAL_MS")
-	gh.MaxTarballBytes = size("GITHUB_MAX_TARBALL_MB", DefaultGitHubMaxTarballBytes)
-	gh.MaxUnpackedBytes = size("GITHUB_MAX_UNPACKED_MB", DefaultGitHubMaxUnpackedBytes)
 	return wk, gh
 }
 

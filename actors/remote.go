@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -345,46 +344,6 @@ func validRef(ref string) bool {
 		}
 	}
 	return true
-}
-
-// parseMS reads a millisecond interval: unset, unparseable or negative →
-// def; 0 → 0 (disabled).
-func parseMS(v string, def time.Duration) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return def, true
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return def, false
-	}
-	return time.Duration(n) * time.Millisecond, true
-}
-
-// parseMB reads a size in MiB: unset, unparseable or < 1 → def.
-func parseMB(v string, def int64) (int64, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return def, true
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 1 {
-		return def, false
-	}
-	return n << 20, true
-}
-
-// parseCount reads a whole number: unset, unparseable or < 1 → def.
-func parseCount(v string, def int) (int, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return def, true
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return def, false
-	}
-	return n, true
 }
 
 // errBlocked marks a remote source refused by an allowlist.

@@ -2,12 +2,10 @@ package test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors"
@@ -15,9 +13,10 @@ import (
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
 
-// stack is the whole server assembled in process as main assembles it: the
-// bus, the pipeline with its watcher, and the facade, served to in-memory
-// clients.
+// stack is the server assembled in process for tests that inject what the
+// command line cannot: an HTTP client trusting a fake TLS server, watcher
+// timings, a view of source.synced/source.failed. main_test.go runs the
+// real wiring (main.run) over pipes; keep this one in step with it.
 type stack struct {
 	facade *mcpface.Facade
 	srv    *mcp.Server
@@ -93,7 +92,7 @@ func startStackEnv(tb testing.TB, pipe *actors.PipelineOptions, env map[string]s
 	if err != nil {
 		tb.Fatal(err)
 	}
-	facade := mcpface.New(&mcpface.Options{Tools: "always", Bundled: pipe.Bundled})
+	facade := mcpface.New(&mcpface.Options{Tools: "always", Bundled: pipe.Bundled, Static: cfg.Static})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return facade.Run(gctx, catalogs, updates) })
 	g.Go(func() error { return p.Run(gctx) })
@@ -140,43 +139,4 @@ func (st *stack) connectNotes(tb testing.TB, n *notes) (*mcp.ClientSession, *mcp
 		tb.Fatal(err)
 	}
 	return cs, ss
-}
-
-// notifyGoroutines are the goroutines rjeczalik/notify keeps for the life of
-// the process (its watch tree is package state, started at init and on the
-// first watch); none belongs to the server.
-var notifyGoroutines = []goleak.Option{
-	goleak.IgnoreAnyFunction("github.com/rjeczalik/notify.(*nonrecursiveTree).dispatch"),
-	goleak.IgnoreAnyFunction("github.com/rjeczalik/notify.(*nonrecursiveTree).dispatch.func1"),
-	goleak.IgnoreAnyFunction("github.com/rjeczalik/notify.(*nonrecursiveTree).internal"),
-	goleak.IgnoreAnyFunction("github.com/rjeczalik/notify.(*inotify).loop"),
-	goleak.IgnoreAnyFunction("github.com/rjeczalik/notify.(*inotify).send"),
-}
-
-// TestShutdownNoLeak: the whole server — pipeline with a live watcher,
-// facade, a subscribed client that saw a live update — stops on cancel
-// (what SIGTERM and stdin EOF do in main) and leaves no goroutine behind.
-func TestShutdownNoLeak(t *testing.T) {
-	before := goleak.IgnoreCurrent()
-	root := filepath.Join(t.TempDir(), "lib")
-	writeFile(t, filepath.Join(root, "s", "SKILL.md"), skillBody("s", "Leak check."))
-	writeFile(t, filepath.Join(root, "s", "f.md"), "v1\n")
-	st := startStack(t, &actors.PipelineOptions{Watch: true, // A short reconcile backs the watcher up on a loaded machine: this
-		// test is about shutdown, not about file events (TestLive* are).
-		Watcher: actors.WatcherOptions{Debounce: 20 * time.Millisecond, Reconcile: time.Second}}, root)
-	n := newNotes()
-	cs, ss := st.connectNotes(t, n)
-	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "skill://lib/s/f.md"}); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(root, "s", "f.md"), "v2\n")
-	select {
-	case <-n.updated:
-	case <-time.After(notifyTimeout):
-		t.Fatal("no resources/updated")
-	}
-	cs.Close()
-	ss.Wait()
-	st.stop(t)
-	goleak.VerifyNone(t, append([]goleak.Option{before}, notifyGoroutines...)...)
 }
