@@ -583,3 +583,33 @@ func TestWellKnownCaps(t *testing.T) {
 		})
 	}
 }
+
+// TestWellKnownCacheRootRefusedBeforeFirstSync is issue 10 F1 for the
+// folder above the well-known cache (SKILLJACK_CACHE_DIR): when it is a
+// link to a canary or a file before the first sync ever, the publisher
+// fetcher creates nothing through it, fails the source and names it. (An
+// adversarial pass found the fetcher creating well-known/… inside the
+// canary through a linked SKILLJACK_CACHE_DIR.)
+func TestWellKnownCacheRootRefusedBeforeFirstSync(t *testing.T) {
+	for _, v := range []variant{asLink, asFile, asOtherUser} {
+		t.Run(string(v), func(t *testing.T) {
+			fake := newWKFake(t)
+			fake.publish(t, map[string]string{"hello": skillMD("hello", "V1.")})
+			canary := makeCanary(t)
+			before := snapshot(t, canary)
+			root := filepath.Join(t.TempDir(), "cache")
+			foreign := replaceWith(t, root, v, canary, false)
+			r := startFetcher(t, fake, actors.WellKnownConfig{CacheDir: filepath.Join(root, "well-known")})
+			if got := r.next(); !strings.HasPrefix(got, "failed: ") {
+				t.Errorf("first sync through %s: %s, want failed", v, got)
+			}
+			r.stop()
+			checkCanaries(t, cacheCase{pos: "cache root", v: v}, canary, before, foreign, root, r.logs.String())
+			if foreign != nil {
+				if _, err := os.Lstat(filepath.Join(root, "well-known")); err == nil {
+					t.Errorf("well-known/ was created inside another user's folder")
+				}
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -68,7 +69,9 @@ func checkFolderInfo(path string, fi fs.FileInfo) error {
 // it is ever removed, only in folders that are the fetchers' own.
 func openCacheDir(dir string) (*os.Root, error) {
 	fi, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		// Missing, or its parent is not a folder: createCacheDir checks
+		// the parent and names it when it is refused.
 		if err := createCacheDir(dir); err != nil {
 			return nil, err
 		}
@@ -92,22 +95,41 @@ func openCacheDir(dir string) (*os.Root, error) {
 }
 
 // createCacheDir creates dir, whose parent may be missing, and marks it.
+// The parent (SKILLJACK_CACHE_DIR for the well-known folder) must pass
+// [checkFolderInfo] like every cache folder, and dir is made through a Root
+// on it, so a parent that is a symbolic link, a file or another user's
+// folder is refused before anything is written (issue 10 F1).
 func createCacheDir(dir string) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return fmt.Errorf("creating cache folder %s: %w", filepath.Dir(dir), err)
+	parent := filepath.Dir(dir)
+	fi, err := os.Lstat(parent)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return fmt.Errorf("creating cache folder %s: %w", parent, err)
+		}
+		fi, err = os.Lstat(parent)
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err != nil {
+		return fmt.Errorf("checking cache folder %s: %w", parent, err)
+	}
+	if err := checkFolderInfo(parent, fi); err != nil {
+		return err
+	}
+	top, err := os.OpenRoot(parent)
+	if err != nil {
+		return fmt.Errorf("opening cache folder %s: %w", parent, err)
+	}
+	defer top.Close()
+	if rfi, err := top.Stat("."); err != nil || !os.SameFile(fi, rfi) {
+		return refuse(parent, "was replaced while it was being opened")
+	}
+	name := filepath.Base(dir)
+	if err := top.Mkdir(name, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil // another process was first; the caller checks it
 		}
 		return fmt.Errorf("creating cache folder %s: %w", dir, err)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return fmt.Errorf("opening cache folder %s: %w", dir, err)
-	}
-	defer root.Close()
-	return markFolder(root, ".")
+	return markFolder(top, name)
 }
 
 // displayPath is the path of name in root, for messages.

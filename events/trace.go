@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -135,7 +136,9 @@ func checkTraceTarget(path string) error {
 	case fi.Size() == 0:
 		return nil
 	}
-	f, err := os.Open(path)
+	// Non-blocking: a FIFO swapped in after the Lstat must not hang the
+	// start; the SameFile check below then refuses it.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return fmt.Errorf("checking trace file: %w", err)
 	}
