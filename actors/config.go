@@ -428,6 +428,7 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 				continue
 			}
 			src.Kind = events.SourceGitHub
+			src.GitHub = spec.ForEvent()
 			src.Prefix = sanitizeSegment(spec.Prefix())
 			src.Root = filepath.Join(cfg.GitHub.CacheDir, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))
 			key = "github\x00" + spec.Key()
@@ -452,6 +453,7 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 				continue
 			}
 			src.Kind = events.SourceWellKnown
+			src.Publisher = spec.ForEvent()
 			src.Prefix = spec.Prefix
 			src.Root = filepath.Join(cfg.WellKnown.CacheDir, spec.Key, "skills")
 			key = "well-known\x00" + spec.Origin + spec.PathPrefix
