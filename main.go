@@ -370,13 +370,14 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		log.Warn(w)
 	}
 
-	cfg, err := actors.LoadConfig(actors.ConfigOptions{
+	cfgOpts := actors.ConfigOptions{
 		Args:   set.dirs,
 		Getenv: getenv,
 		Home:   getenv("HOME"),
 		Static: set.static,
 		Logger: log.With("actor", "config"),
-	})
+	}
+	cfg, err := actors.LoadConfig(cfgOpts)
 	if err != nil {
 		return fmt.Errorf("loading configuration: %w", err)
 	}
@@ -418,6 +419,9 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		Watch:   true,
 		Watcher: actors.WatcherOptions{Reconcile: set.reconcile},
 		Logger:  log,
+		// The config file is watched and config commands applied while
+		// running: each change works the configuration out again as here.
+		Reload: func() (actors.Config, error) { return actors.LoadConfig(cfgOpts) },
 		// Files over the caps are never read, hashed or listed (issue 10 F4).
 		MaxFileSize:    set.maxFileSize,
 		MaxSkillMDSize: set.maxSkillMD,
