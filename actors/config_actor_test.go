@@ -327,7 +327,9 @@ func TestConfigActorCommands(t *testing.T) {
 			cmd: func(string) events.ConfigCommand {
 				return events.ConfigCommand{Op: events.ConfigAddAllowedOrg, Org: "acme"}
 			},
-			wantFile:    func(string) string { return `{"skillDirectories": ["github.com/acme/x"], "githubAllowedOrgs": ["Other", "acme"]}` },
+			wantFile: func(string) string {
+				return `{"skillDirectories": ["github.com/acme/x"], "githubAllowedOrgs": ["Other", "acme"]}`
+			},
 			wantSources: func(string) []string { return []string{"github.com/acme/x", "bundled"} },
 		},
 		{
