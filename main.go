@@ -81,7 +81,8 @@ See README.md for every environment variable and the config file.
 
 // run is the whole program; main only maps its error to the exit code.
 func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, getenv func(string) string) error {
-	set, warnings, err := actors.Load(actors.LoadOptions{Args: args, Getenv: getenv, Home: getenv("HOME")})
+	loadOpts := actors.LoadOptions{Args: args, Getenv: getenv, Home: getenv("HOME")}
+	set, warnings, err := actors.Load(loadOpts)
 	if err != nil {
 		return fmt.Errorf("loading configuration: %w", err)
 	}
@@ -103,12 +104,21 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	if set.Validate {
 		return validate(ctx, set, stdout, log)
 	}
-	return serve(ctx, set, stdin, stdout, log)
+	// The config file is watched and config commands applied while
+	// running: each change works the configuration out again as here.
+	reload := func() (actors.Config, error) {
+		s, warnings, err := actors.Load(loadOpts)
+		for _, w := range warnings {
+			clog.Warn(w.Message, w.Args...)
+		}
+		return s.Config, err
+	}
+	return serve(ctx, set, reload, stdin, stdout, log)
 }
 
 // serve runs the bus, the actors, the facade and the chosen transport
 // until ctx is done, the stdio client goes away or one of them fails.
-func serve(ctx context.Context, set actors.Settings, stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger) error {
+func serve(ctx context.Context, set actors.Settings, reload func() (actors.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger) error {
 	bus := events.NewBus(log)
 	defer bus.Close()
 	pub, closeTrace, err := tracePublisher(bus, set.Trace)
@@ -137,6 +147,7 @@ func serve(ctx context.Context, set actors.Settings, stdin io.ReadCloser, stdout
 		Watch:   true,
 		Watcher: actors.WatcherOptions{Reconcile: set.Reconcile},
 		Logger:  log,
+		Reload:  reload,
 		// Files over the caps are never read, hashed or listed (issue 10 F4).
 		MaxFileSize:    set.MaxFileSize,
 		MaxSkillMDSize: set.MaxSkillMDSize,

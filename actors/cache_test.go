@@ -306,7 +306,7 @@ func startFetcher(t *testing.T, fake *wkFake, cfg actors.WellKnownConfig) *wkRun
 	})
 	t.Cleanup(r.stop)
 	src := events.Source{ID: "0", Kind: events.SourceWellKnown, Location: fake.srv.URL, Prefix: spec.Prefix,
-		Root: filepath.Join(cfg.CacheDir, spec.Key, "skills")}
+		Root: filepath.Join(cfg.CacheDir, spec.Key, "skills"), Publisher: spec.ForEvent()}
 	in <- encode(t, events.SourcesConfigured{Seq: 1, Static: true, Sources: []events.Source{src}})
 	return r
 }

@@ -2,7 +2,6 @@ package actors
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,8 +17,6 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
-
-	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -393,6 +390,7 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 				continue
 			}
 			src.Kind = events.SourceGitHub
+			src.GitHub = spec.ForEvent()
 			src.Prefix = sanitizeSegment(spec.Prefix())
 			src.Root = filepath.Join(cfg.GitHub.CacheDir, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))
 			key = "github\x00" + spec.Key()
@@ -417,6 +415,7 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 				continue
 			}
 			src.Kind = events.SourceWellKnown
+			src.Publisher = spec.ForEvent()
 			src.Prefix = spec.Prefix
 			src.Root = filepath.Join(cfg.WellKnown.CacheDir, spec.Key, "skills")
 			key = "well-known\x00" + spec.Origin + spec.PathPrefix
@@ -554,44 +553,4 @@ func ensureLogger(log *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return log
-}
-
-// ConfigActor publishes the configuration of one start on the bus.
-type ConfigActor struct {
-	cfg Config
-	pub message.Publisher
-	log *slog.Logger
-}
-
-// NewConfigActor returns an actor publishing cfg through pub. It panics if
-// pub is nil. cfg is copied; a nil log discards.
-func NewConfigActor(cfg Config, pub message.Publisher, log *slog.Logger) *ConfigActor {
-	if pub == nil {
-		panic("actors.NewConfigActor: nil publisher")
-	}
-	cfg.Sources = append([]events.Source(nil), cfg.Sources...)
-	ov := make(map[string]events.Override, len(cfg.Overrides))
-	for k, v := range cfg.Overrides {
-		ov[k] = v
-	}
-	cfg.Overrides = ov
-	return &ConfigActor{cfg: cfg, pub: pub, log: ensureLogger(log)}
-}
-
-// Run publishes [events.OverridesChanged] and then [events.SourcesConfigured]
-// (both Seq 1); each publish blocks until the bus hands the event over (on
-// [events.NewBus]: until every subscriber acked it). Then Run blocks until
-// ctx is done and returns nil. It returns an error only when a publish
-// fails. Call it once.
-func (a *ConfigActor) Run(ctx context.Context) error {
-	a.log.Debug("configuration", "active_source", a.cfg.ActiveSource, "sources", len(a.cfg.Sources),
-		"static", a.cfg.Static, "overrides", len(a.cfg.Overrides), "config_path", a.cfg.ConfigPath)
-	if err := events.Publish(a.pub, events.OverridesChanged{Seq: 1, Overrides: a.cfg.Overrides}); err != nil {
-		return fmt.Errorf("publishing invocation overrides: %w", err)
-	}
-	if err := events.Publish(a.pub, events.SourcesConfigured{Seq: 1, Sources: a.cfg.Sources, Static: a.cfg.Static}); err != nil {
-		return fmt.Errorf("publishing configured sources: %w", err)
-	}
-	<-ctx.Done()
-	return nil
 }

@@ -128,9 +128,11 @@ func TestLoadConfig(t *testing.T) {
 				"SKILLJACK_CACHE_DIR": filepath.Join(base, "cache")},
 			want: actors.Config{Sources: []events.Source{
 				{ID: "0", Kind: events.SourceGitHub, Location: "https://github.com/Acme/skills/tree/main/team@v2",
-					Root: filepath.Join(base, "cache", "Acme", "skills", "team"), Prefix: "Acme-skills"},
+					Root: filepath.Join(base, "cache", "Acme", "skills", "team"), Prefix: "Acme-skills",
+					GitHub: events.GitHubRepo{Owner: "Acme", Repo: "skills", Ref: "v2", Subpath: "team"}},
 				{ID: "1", Kind: events.SourceWellKnown, Location: "https://Example.com:443/docs/.well-known/agent-skills/index.json",
-					Root: filepath.Join(base, "cache", "well-known", wkKey(t, "https://example.com/docs"), "skills"), Prefix: "example.com/docs"},
+					Root: filepath.Join(base, "cache", "well-known", wkKey(t, "https://example.com/docs"), "skills"), Prefix: "example.com/docs",
+					Publisher: wkPublisher(t, "https://example.com/docs")},
 				bundledSource(),
 			}, ActiveSource: "cli"},
 			// The same repository twice (another ref or subpath) would share one
@@ -144,7 +146,8 @@ func TestLoadConfig(t *testing.T) {
 			want: actors.Config{Sources: []events.Source{
 				local("0", filepath.Join(base, "go", "src", "github.com", "acme", "skills"), "skills"),
 				{ID: "1", Kind: events.SourceWellKnown, Location: "https://skills.github.com",
-					Root: filepath.Join(base, "cache", "well-known", "skills.github.com", "skills"), Prefix: "skills.github.com"},
+					Root: filepath.Join(base, "cache", "well-known", "skills.github.com", "skills"), Prefix: "skills.github.com",
+					Publisher: wkPublisher(t, "https://skills.github.com")},
 				bundledSource(),
 			}, ActiveSource: "cli"},
 			wantLog: []string{"unsupported scheme in ftp://x"},
@@ -156,7 +159,8 @@ func TestLoadConfig(t *testing.T) {
 			want: actors.Config{Sources: []events.Source{
 				local("0", filepath.Join(base, "work"), "work"),
 				{ID: "1", Kind: events.SourceWellKnown, Location: "https://skills.example.com",
-					Root: filepath.Join(base, "work", "cache", "well-known", "skills.example.com", "skills"), Prefix: "skills.example.com"},
+					Root: filepath.Join(base, "work", "cache", "well-known", "skills.example.com", "skills"), Prefix: "skills.example.com",
+					Publisher: wkPublisher(t, "https://skills.example.com")},
 				bundledSource(),
 			}, ActiveSource: "cli"},
 			wantLog: []string{"lies inside the source"},
@@ -415,4 +419,17 @@ func wkKey(t *testing.T, u string) string {
 		t.Fatal(err)
 	}
 	return sp.Key
+}
+
+// wkPublisher is the parsed publisher of u, an https origin with an
+// optional path prefix: what travels in events.Source (issue 11 item 4).
+func wkPublisher(t *testing.T, u string) events.Publisher {
+	t.Helper()
+	origin, prefix := u, ""
+	if i := strings.Index(strings.TrimPrefix(u, "https://"), "/"); i >= 0 {
+		origin, prefix = u[:len("https://")+i], u[len("https://")+i:]
+	}
+	return events.Publisher{Origin: origin, PathPrefix: prefix, Key: wkKey(t, u),
+		IndexURL:       origin + prefix + "/.well-known/agent-skills/index.json",
+		LegacyIndexURL: origin + prefix + "/.well-known/skills/index.json"}
 }

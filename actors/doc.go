@@ -1,7 +1,9 @@
 // Package actors holds the actors of the skilljack pipeline, one per file,
 // and the pure helpers they need:
 //
-//   - [ConfigActor] publishes the configuration [LoadConfig] worked out;
+//   - [ConfigActor] publishes the configuration [LoadConfig] worked out,
+//     then keeps it current: it watches the config file and applies
+//     config.command messages (config_write.go writes the file);
 //   - [Watcher] watches every local source root (rjeczalik/notify) and
 //     publishes debounced files.changed events, plus a periodic rescan;
 //   - [Hasher] scans local and bundled sources for skill folders and hashes

@@ -273,10 +273,10 @@ type ghWorker struct {
 
 // newWorker prepares the worker of src, a GitHub source of cfg.
 func (p *GitHubPoller) newWorker(cfg events.SourcesConfigured, src events.Source) (*ghWorker, error) {
-	spec, err := ParseGitHubURL(src.Location)
-	if err != nil {
-		return nil, err
+	if src.GitHub.Owner == "" || src.GitHub.Repo == "" {
+		return nil, fmt.Errorf("GitHub source %s: the configuration carries no parsed repository", src.Location)
 	}
+	spec := gitHubSpecOf(src.GitHub)
 	clone := src.Root
 	if spec.Subpath != "" {
 		sub := string(filepath.Separator) + filepath.FromSlash(spec.Subpath)

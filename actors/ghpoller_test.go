@@ -247,7 +247,7 @@ func ghSource(t *testing.T, cache, id, loc string) events.Source {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return events.Source{ID: id, Kind: events.SourceGitHub, Location: loc, Prefix: spec.Prefix(),
+	return events.Source{ID: id, Kind: events.SourceGitHub, Location: loc, Prefix: spec.Prefix(), GitHub: spec.ForEvent(),
 		Root: filepath.Join(cache, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))}
 }
 

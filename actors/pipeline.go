@@ -38,6 +38,14 @@ type PipelineOptions struct {
 	// RetryBackoff is the remote fetchers' wait before retrying a failed
 	// request, doubled per retry; 0 means 1 s. Tests shorten it.
 	RetryBackoff time.Duration
+	// Reload works the configuration out again as at the start (main:
+	// [LoadConfig] with the start's options). Set, the config actor
+	// watches the config file and applies config commands while running
+	// ([ConfigActor]); nil, the first configuration is the only one.
+	Reload func() (Config, error)
+	// ConfigPoll is the config actor's poll interval; 0 means
+	// [DefaultConfigPoll].
+	ConfigPoll time.Duration
 	// MaxFileSize and MaxSkillMDSize are the hasher's size caps
 	// ([HasherOptions]); 0 means [DefaultMaxFileSize] and
 	// [DefaultMaxSkillMDSize].
@@ -49,8 +57,9 @@ type PipelineOptions struct {
 // facade is not part of it: main subscribes the facade's inboxes next to it.
 type Pipeline struct {
 	runners []runner
-	// WellKnown and GitHub are the remote fetchers, nil when the
-	// configuration has no source of their kind.
+	// WellKnown and GitHub are the remote fetchers. Both exist from the
+	// start, idle while the configuration has no source of their kind, so
+	// that a later configuration adding one is served.
 	WellKnown *WellKnownFetcher
 	GitHub    *GitHubPoller
 }
@@ -80,13 +89,9 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	hasherIn := inbox(events.TopicSourcesConfigured)
 	hasherChanges := inbox(events.TopicFilesChanged)
 	hasherSynced := inbox(events.TopicSourceSynced)
-	var wkIn, ghIn <-chan *message.Message
-	if hasKind(cfg, events.SourceWellKnown) {
-		wkIn = inbox(events.TopicSourcesConfigured)
-	}
-	if hasKind(cfg, events.SourceGitHub) {
-		ghIn = inbox(events.TopicSourcesConfigured)
-	}
+	wkIn := inbox(events.TopicSourcesConfigured)
+	ghIn := inbox(events.TopicSourcesConfigured)
+	commands := inbox(events.TopicConfigCommand)
 	catalogIn := CatalogInboxes{
 		Configured: inbox(events.TopicSourcesConfigured),
 		Scanned:    inbox(events.TopicSourceScanned),
@@ -112,16 +117,12 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 		NewCatalogBuilder(catalogIn, pub, log.With("actor", "catalog")),
 		NewNotifierWithOptions(notifierIn, pub, &NotifierOptions{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)
-	if wkIn != nil {
-		p.WellKnown = NewWellKnownFetcher(wkIn, pub, &WellKnownOptions{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")})
-		p.runners = append(p.runners, p.WellKnown)
-	}
-	if ghIn != nil {
-		p.GitHub = NewGitHubPoller(ghIn, pub, &GitHubPollerOptions{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")})
-		p.runners = append(p.runners, p.GitHub)
-	}
+	p.WellKnown = NewWellKnownFetcher(wkIn, pub, &WellKnownOptions{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")})
+	p.GitHub = NewGitHubPoller(ghIn, pub, &GitHubPollerOptions{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")})
+	p.runners = append(p.runners, p.WellKnown, p.GitHub)
 	// The config actor publishes; every other actor is subscribed by now.
-	p.runners = append(p.runners, NewConfigActor(cfg, pub, log.With("actor", "config")))
+	p.runners = append(p.runners, NewLiveConfigActor(cfg, pub, &ConfigActorOptions{
+		Commands: commands, Reload: o.Reload, Poll: o.ConfigPoll, Logger: log.With("actor", "config")}))
 	return p, nil
 }
 

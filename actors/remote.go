@@ -141,6 +141,17 @@ type WellKnownSpec struct {
 	Prefix string
 }
 
+// ForEvent returns s as it travels in [events.Source.Publisher].
+func (s WellKnownSpec) ForEvent() events.Publisher {
+	return events.Publisher{Origin: s.Origin, PathPrefix: s.PathPrefix, IndexURL: s.IndexURL, LegacyIndexURL: s.LegacyIndexURL, Key: s.Key}
+}
+
+// wellKnownSpecOf is the inverse of [WellKnownSpec.ForEvent] (Prefix, which
+// the fetcher does not use, is left empty).
+func wellKnownSpecOf(p events.Publisher) WellKnownSpec {
+	return WellKnownSpec{Origin: p.Origin, PathPrefix: p.PathPrefix, IndexURL: p.IndexURL, LegacyIndexURL: p.LegacyIndexURL, Key: p.Key}
+}
+
 // ParseWellKnownURL normalises a publisher URL: a trailing /index.json and
 // trailing slashes are stripped, /.well-known/agent-skills (or the legacy
 // /.well-known/skills) and what follows are cut off and the rest of the path
@@ -241,6 +252,16 @@ type GitHubSpec struct {
 	// Subpath is the '/'-separated folder inside the repository that holds
 	// the skills; "" for the repository root.
 	Subpath string
+}
+
+// ForEvent returns s as it travels in [events.Source.GitHub].
+func (s GitHubSpec) ForEvent() events.GitHubRepo {
+	return events.GitHubRepo{Owner: s.Owner, Repo: s.Repo, Ref: s.Ref, Subpath: s.Subpath}
+}
+
+// gitHubSpecOf is the inverse of [GitHubSpec.ForEvent].
+func gitHubSpecOf(r events.GitHubRepo) GitHubSpec {
+	return GitHubSpec{Owner: r.Owner, Repo: r.Repo, Ref: r.Ref, Subpath: r.Subpath}
 }
 
 // Key identifies the repository for de-duplication: "owner/repo", lower

@@ -114,15 +114,22 @@ func NewWellKnownFetcher(configured <-chan *message.Message, pub message.Publish
 		cfg.MaxCacheBytes = DefaultWellKnownMaxCacheBytes
 	}
 	f.opts.Config = cfg
-	f.c = fetch.New(&fetch.Options{
+	f.c = f.client(cfg.AllowedOrigins)
+	return f
+}
+
+// client returns the HTTP client of a configuration whose allowlisted
+// publisher origins are origins: every hop must be on one of them.
+func (f *WellKnownFetcher) client(origins []string) *fetch.Client {
+	cfg := f.opts.Config
+	return fetch.New(&fetch.Options{
 		HTTPClient: f.opts.HTTPClient,
-		Allow:      fetch.AllowOrigins("WELL_KNOWN_ALLOWED_ORIGINS", cfg.AllowedOrigins),
+		Allow:      fetch.AllowOrigins("WELL_KNOWN_ALLOWED_ORIGINS", origins),
 		AllowHTTP:  cfg.AllowHTTP,
 		MaxBytes:   cfg.MaxArtifactBytes,
 		Backoff:    f.opts.Backoff,
 		Logger:     f.log,
 	})
-	return f
 }
 
 // Run consumes configurations until ctx is done or the inbox closes. For
@@ -159,17 +166,21 @@ func (f *WellKnownFetcher) Run(ctx context.Context) error {
 			wg.Wait()
 			wctx, cancel := context.WithCancel(ctx)
 			stop = cancel
+			c := f.c
+			if ev.AllowedOrigins != nil {
+				c = f.client(ev.AllowedOrigins)
+			}
 			var workers []*wkWorker
 			for _, src := range ev.Sources {
 				if src.Kind != events.SourceWellKnown {
 					continue
 				}
-				spec, err := ParseWellKnownURL(src.Location, f.opts.Config.AllowHTTP)
-				if err != nil {
-					f.log.Warn("publisher source skipped: "+err.Error(), "source", src.Location)
+				if src.Publisher.IndexURL == "" {
+					f.log.Warn("publisher source skipped: the configuration carries no parsed publisher", "source", src.Location)
 					continue
 				}
-				w := &wkWorker{f: f, src: src, spec: spec, cfgSeq: ev.Seq, dir: filepath.Dir(src.Root), kick: make(chan struct{}, 1), warned: map[string]bool{}}
+				spec := wellKnownSpecOf(src.Publisher)
+				w := &wkWorker{f: f, c: c, src: src, spec: spec, cfgSeq: ev.Seq, dir: filepath.Dir(src.Root), kick: make(chan struct{}, 1), warned: map[string]bool{}}
 				workers = append(workers, w)
 				interval := f.opts.Config.PollInterval
 				if ev.Static {
@@ -200,6 +211,7 @@ func (f *WellKnownFetcher) SyncNow() {
 // wkWorker syncs one publisher source.
 type wkWorker struct {
 	f      *WellKnownFetcher
+	c      *fetch.Client // allowlist of the worker's configuration
 	src    events.Source
 	spec   WellKnownSpec
 	cfgSeq uint64
@@ -511,10 +523,10 @@ func (w *wkWorker) fetchIndex(ctx context.Context, log *slog.Logger, meta wkMeta
 		}
 	}
 	r := &wkIndexResult{}
-	resp, err := w.f.c.Get(ctx, w.spec.IndexURL, cond)
+	resp, err := w.c.Get(ctx, w.spec.IndexURL, cond)
 	if se := (*fetch.StatusError)(nil); errors.As(err, &se) && se.Code == http.StatusNotFound {
 		// WKAS-R32/R33: a publisher with only the v0.1 layout.
-		lresp, lerr := w.f.c.Get(ctx, w.spec.LegacyIndexURL, legacyCond)
+		lresp, lerr := w.c.Get(ctx, w.spec.LegacyIndexURL, legacyCond)
 		if lerr != nil {
 			return nil, fmt.Errorf("fetching index %s: %w (and the v0.1 index: %v)", w.spec.IndexURL, err, lerr)
 		}
@@ -778,7 +790,7 @@ func (w *wkWorker) download(ctx context.Context, stage *os.Root, base *url.URL, 
 		return wkCached{}, fmt.Errorf("bad url %q: %w", e.url, err)
 	}
 	got.URL = u.String()
-	resp, err := w.f.c.Get(ctx, got.URL, nil)
+	resp, err := w.c.Get(ctx, got.URL, nil)
 	if err != nil {
 		return wkCached{}, err
 	}
@@ -813,7 +825,7 @@ func (w *wkWorker) downloadFiles(ctx context.Context, stage *os.Root, base *url.
 		if err != nil {
 			return wkCached{}, fmt.Errorf("bad file path %q: %w", p, err)
 		}
-		resp, err := w.f.c.Get(ctx, u.String(), nil)
+		resp, err := w.c.Get(ctx, u.String(), nil)
 		if err != nil {
 			return wkCached{}, err
 		}

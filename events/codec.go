@@ -32,6 +32,8 @@ var topics = map[string]string{
 	nameOf[FilesChanged]():      TopicFilesChanged,
 	nameOf[SourceSynced]():      TopicSourceSynced,
 	nameOf[SourceFailed]():      TopicSourceFailed,
+	nameOf[ConfigCommand]():     TopicConfigCommand,
+	nameOf[ConfigApplied]():     TopicConfigApplied,
 }
 
 func nameOf[T any]() string { return reflect.TypeFor[T]().Name() }

@@ -36,15 +36,22 @@ type Source struct {
 	// publisher URL has a path before /.well-known), made unique among
 	// sources; empty for the bundled source.
 	Prefix string `json:"prefix"`
+	// GitHub is the parsed repository of a github source; zero otherwise.
+	// (Values, not pointers, so that a Source stays comparable with ==.)
+	GitHub GitHubRepo `json:"github,omitzero"`
+	// Publisher is the parsed publisher of a well-known source; zero
+	// otherwise.
+	Publisher Publisher `json:"publisher,omitzero"`
 }
 
 // TopicSourcesConfigured is the topic of [SourcesConfigured].
 const TopicSourcesConfigured = "sources.configured"
 
-// SourcesConfigured is published by the config actor at start (and, in
-// later releases, after every configuration change). Consumed by the hasher
-// (what to scan) and the catalog builder (source order and which sources
-// still exist).
+// SourcesConfigured is published by the config actor at start and after
+// every change of the configured sources (the config file edited, a
+// [ConfigCommand]). Consumed by the watcher and the hasher (what to watch
+// and scan), the remote fetchers (what to sync) and the catalog builder
+// (source order and which sources still exist).
 type SourcesConfigured struct {
 	// Seq increases with every configuration the config actor publishes.
 	Seq uint64 `json:"seq"`
@@ -53,6 +60,10 @@ type SourcesConfigured struct {
 	Sources []Source `json:"sources"`
 	// Static is true when the skill set is fixed at startup (--static).
 	Static bool `json:"static"`
+	// AllowedOrigins are the allowlisted publisher origins of this
+	// configuration: every hop of a publisher fetch must be on one. Nil
+	// from a producer that does not set it: the fetcher keeps its own.
+	AllowedOrigins []string `json:"allowed_origins,omitempty"`
 }
 
 // Override is a user's choice about one skill's invocation flags, keyed by
