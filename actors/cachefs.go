@@ -167,6 +167,12 @@ func claimFolder(root *os.Root, name string, legacy func() bool) (existed bool, 
 	if (legacy != nil && legacy()) || emptyFolder(root, name) {
 		return true, markFolder(root, name)
 	}
+	// Another worker or process may have created and marked the folder
+	// between the checks above (it was empty, then held the marker): the
+	// marker decides, so look once more before refusing.
+	if hasMarker(root, name) {
+		return true, nil
+	}
 	return true, refuse(displayPath(root, name), notOursReason)
 }
 
@@ -213,6 +219,9 @@ func markFolder(root *os.Root, name string) error {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
+	}
+	if errors.Is(err, fs.ErrExist) && hasMarker(root, name) {
+		return nil // marked by a concurrent worker or process
 	}
 	if err != nil {
 		return fmt.Errorf("marking cache folder %s: %w", displayPath(root, name), err)
