@@ -310,7 +310,7 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		// As the SDK answers -32602: 400 on 2026-07-28 (SEP-2575), else a
 		// JSON-RPC error in a 200.
 		status := http.StatusOK
-		if r.Header.Get(headerProtocolVersion) >= "2026-07-28" {
+		if modernVersion(r.Header.Get(headerProtocolVersion)) {
 			status = http.StatusBadRequest
 		}
 		writeRPCError(w, status, id, tooLong.Code, tooLong.Message, nil)
@@ -520,7 +520,7 @@ func checkHeaders(h http.Header) *jsonrpc.Error {
 		data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: supported, Requested: strings.Join(versions, ", ")})
 		return &jsonrpc.Error{Code: codeUnsupportedVersion, Message: fmt.Sprintf("Unsupported protocol version %q", clip(strings.Join(versions, ", "))), Data: data}
 	}
-	if versions[0] < "2026-07-28" {
+	if !modernVersion(versions[0]) {
 		return nil
 	}
 	for _, name := range []string{headerMethod, headerName} {
@@ -650,80 +650,4 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
-}
-
-// rpcErrorWriter passes the SDK's response through, except an error status
-// written without a JSON body (the SDK's plain-text http.Error answers): that
-// one is held and, in finish, replaced by the same status with a JSON-RPC
-// error body carrying the SDK's text.
-type rpcErrorWriter struct {
-	http.ResponseWriter
-	id      json.RawMessage
-	written bool
-	held    int // status held back; 0 if none
-	text    bytes.Buffer
-}
-
-func (w *rpcErrorWriter) WriteHeader(status int) {
-	if w.written {
-		return
-	}
-	w.written = true
-	if status >= 400 {
-		if ct, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type")); ct != "application/json" {
-			w.held = status
-			return
-		}
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *rpcErrorWriter) Write(b []byte) (int, error) {
-	if !w.written {
-		w.WriteHeader(http.StatusOK)
-	}
-	if w.held != 0 {
-		if w.text.Len() < 1024 {
-			w.text.Write(b[:min(len(b), 1024)])
-		}
-		return len(b), nil
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Flush passes on a flush unless the status is held.
-func (w *rpcErrorWriter) Flush() {
-	if w.held != 0 {
-		return
-	}
-	if !w.written {
-		w.WriteHeader(http.StatusOK)
-	}
-	if fl, ok := w.ResponseWriter.(http.Flusher); ok {
-		fl.Flush()
-	}
-}
-
-// Unwrap lets [http.ResponseController] reach the connection's writer.
-func (w *rpcErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// finish writes the held error, if any.
-func (w *rpcErrorWriter) finish() {
-	if w.held == 0 {
-		return
-	}
-	code := int64(jsonrpc.CodeInvalidRequest)
-	msg := strings.TrimSpace(w.text.String())
-	switch {
-	case w.held >= 500:
-		code = jsonrpc.CodeInternalError
-	case strings.Contains(msg, "unsupported"):
-		// The SDK answers an unknown method on a 2025-era request with a
-		// plain-text 400 "JSON RPC not handled: ... unsupported".
-		code = jsonrpc.CodeMethodNotFound
-	}
-	if msg == "" {
-		msg = http.StatusText(w.held)
-	}
-	writeRPCError(w.ResponseWriter, w.held, w.id, code, msg, nil)
 }

@@ -55,30 +55,6 @@ func clipError(err error) error {
 	return &c
 }
 
-// coded returns err as a JSON-RPC error. The SDK answers some requests with
-// plain errors, which go out with code 0 (a second initialize, a malformed
-// list cursor); a plain error becomes -32600 when it is about the session
-// lifecycle, -32602 when it is about the params, else -32603. An error that
-// already carries a code keeps it.
-func coded(method string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var we *jsonrpc.Error
-	if errors.As(err, &we) {
-		return err
-	}
-	code := int64(jsonrpc.CodeInternalError)
-	msg := err.Error()
-	switch {
-	case method == "initialize" || strings.HasPrefix(method, "notifications/"):
-		code = jsonrpc.CodeInvalidRequest
-	case strings.Contains(msg, "cursor") || strings.Contains(msg, "page token") || strings.Contains(msg, "unmarshaling") || strings.Contains(msg, "params"):
-		code = jsonrpc.CodeInvalidParams
-	}
-	return &jsonrpc.Error{Code: code, Message: msg}
-}
-
 // logMiddleware logs one Debug line per request.
 func (f *Facade) logMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -231,14 +207,3 @@ func (f *Facade) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 // may hold open at once. Each costs a parked handler; the go-sdk client
 // opens one per subscribed URI, so the cap equals the subscription cap.
 const maxListensPerSession = maxSubscriptionsPerSession
-
-// modernParams reports whether request params carry the 2026-07-28 protocol
-// version in their _meta.
-func modernParams(p mcp.Params) bool {
-	if p == nil {
-		return false
-	}
-	defer func() { recover() }() // a typed nil params pointer
-	v, _ := p.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
-	return v >= "2026-07-28"
-}

@@ -192,15 +192,8 @@ func (f *Facade) readDirectory(_ context.Context, _ *mcp.ServerSession, p *dirRe
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid cursor"}
 	}
 	res := &dirReadResult{Resources: slices.Clone(children)}
-	if modern(p.Meta) {
+	if modernMeta(p.Meta) {
 		res.ResultType = "complete"
 	}
 	return res, nil
-}
-
-// modern reports whether a request's _meta carries a protocol version of
-// 2026-07-28 or later.
-func modern(meta mcp.Meta) bool {
-	v, _ := meta[mcp.MetaKeyProtocolVersion].(string)
-	return v >= "2026-07-28"
 }

@@ -544,10 +544,7 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 	}
 	// The last one only captures the SDK's own handler.
 	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
-		func(next mcp.MethodHandler) mcp.MethodHandler {
-			f.dispatch = next
-			return next
-		})
+		captureHandler(&f.dispatch))
 	srv.AddSendingMiddleware(f.ackMiddleware)
 	return srv
 }
@@ -594,37 +591,4 @@ func resourceListKey(s *snapshot) []byte {
 		panic(err) // plain data: cannot fail
 	}
 	return b
-}
-
-// quietHandler lowers the SDK's Info records to Debug: it logs every session
-// and subscription at Info, which would drown the server's own log.
-type quietHandler struct{ slog.Handler }
-
-func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	if l == slog.LevelInfo {
-		l = slog.LevelDebug
-	}
-	return h.Handler.Enabled(ctx, l)
-}
-
-func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
-	// The SDK also reports a normal shutdown (its Run's context cancelled by
-	// SIGTERM or stdin EOF) at Error; it is not one.
-	if r.Level == slog.LevelInfo || r.Message == "server run cancelled" {
-		r.Level = slog.LevelDebug
-		// Enabled let the record through at its own level; a lowered one
-		// must pass the handler's level again.
-		if !h.Handler.Enabled(ctx, r.Level) {
-			return nil
-		}
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return quietHandler{h.Handler.WithAttrs(as)}
-}
-
-func (h quietHandler) WithGroup(name string) slog.Handler {
-	return quietHandler{h.Handler.WithGroup(name)}
 }

@@ -39,7 +39,7 @@ type cacheFields struct {
 }
 
 func newCacheFields(meta mcp.Meta) cacheFields {
-	if !modern(meta) {
+	if !modernMeta(meta) {
 		return cacheFields{}
 	}
 	zero := 0

@@ -139,7 +139,7 @@ func (f *Facade) subscriptionMiddleware(next mcp.MethodHandler) mcp.MethodHandle
 // stream is recorded by then, and the listen itself parks until cancelled.
 func (f *Facade) ackMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "notifications/subscriptions/acknowledged" {
+		if method == methodAcknowledged {
 			if release, ok := ctx.Value(releaseGateKey{}).(func()); ok {
 				release()
 			}
@@ -172,8 +172,7 @@ func (f *Facade) dropSubscriptions(ctx context.Context, gone map[string]uint64) 
 	}
 	f.subMu.Unlock()
 	for _, d := range drop {
-		req := &mcp.UnsubscribeRequest{Session: d.ss, Params: &mcp.UnsubscribeParams{URI: d.uri}}
-		if _, err := f.dispatch(ctx, "resources/unsubscribe", req); err != nil {
+		if err := unsubscribeInSDK(ctx, f.dispatch, d.ss, d.uri); err != nil {
 			f.log.Warn("dropping subscription", "uri", d.uri, "session_id", d.ss.ID(), "error", err)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -30,12 +29,6 @@ const (
 	// maxMessageSize bounds one input line, as the SDK's own stdio transport
 	// does by default; a longer line is answered with -32600 and skipped.
 	maxMessageSize = mcp.DefaultMaxLineLength
-	// maxDepth is the nesting depth beyond which the SDK refuses a message
-	// by ending the connection; such lines are answered with -32600 instead.
-	maxDepth = 1000
-	// batchlessVersion is the first protocol version without JSON-RPC
-	// batches; after negotiating it the SDK ends the connection on a batch.
-	batchlessVersion = "2025-06-18"
 )
 
 // NewStdioTransport returns a transport that speaks newline-delimited
@@ -484,7 +477,7 @@ func (w *wire) settle(raw []byte, answered *bool) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if n, ok := msg.(*jsonrpc.Request); ok && n.Method == "notifications/subscriptions/acknowledged" {
+	if n, ok := msg.(*jsonrpc.Request); ok && n.Method == methodAcknowledged {
 		// An acknowledged subscriptions/listen stream runs until the input
 		// ends: it has its answer as far as the drain is concerned (BASE-R26),
 		// or the drain would wait out its timeout at every EOF.
@@ -492,7 +485,7 @@ func (w *wire) settle(raw []byte, answered *bool) ([]byte, bool) {
 			Meta map[string]any `json:"_meta"`
 		}
 		if json.Unmarshal(n.Params, &p) == nil {
-			if id, err := jsonrpc.MakeID(p.Meta["io.modelcontextprotocol/subscriptionId"]); err == nil && w.pending[id] {
+			if id, err := jsonrpc.MakeID(p.Meta[mcp.MetaKeySubscriptionID]); err == nil && w.pending[id] {
 				delete(w.pending, id)
 				*answered = true
 			}
@@ -526,14 +519,4 @@ func (w *wire) settle(raw []byte, answered *bool) ([]byte, bool) {
 		return nil, false
 	}
 	return out, true
-}
-
-// zeroCode is the code given to an SDK error sent with code 0 (see
-// [NewStdioTransport]): -32602 when it is about unmarshaling the params,
-// else -32600.
-func zeroCode(msg string) int64 {
-	if strings.Contains(msg, "unmarshaling") {
-		return jsonrpc.CodeInvalidParams
-	}
-	return jsonrpc.CodeInvalidRequest
 }
