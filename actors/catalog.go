@@ -10,18 +10,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
 // Agent Skills and SEP-2640 limits; going over any of them is a warning,
 // never a reason to drop a skill.
 const (
-	maxNameLen          = 64       // ASF-R05
 	maxDescriptionLen   = 1024     // ASF-R11
 	maxCompatibilityLen = 500      // ASF-R13
 	maxSkillFiles       = 512      // SEP2640-R43
@@ -143,16 +142,16 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	if len(ss.Files) == 0 {
 		return skip("the manifest is empty")
 	}
-	fm, err := parseFrontmatter(ss.SkillMD)
+	fm, err := skill.ParseFrontmatter(ss.SkillMD)
 	if err != nil {
 		return skip(err.Error())
 	}
-	desc, descIsString, descPresent := fm.str("description")
+	desc, descIsString, descPresent := fm.Str("description")
 	switch {
 	case !descPresent:
 		return skip("the frontmatter has no description (ASF-R11)")
 	case !descIsString:
-		return skip("the description is not a string but " + kindName(fm.get("description")) + " (ASF-R11)")
+		return skip("the description is not a string but " + fm.KindOf("description") + " (ASF-R11)")
 	case strings.TrimSpace(desc) == "":
 		return skip("the description is empty (ASF-R11)")
 	}
@@ -164,19 +163,19 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 			rules = append(rules, rule)
 		}
 	}
-	if fm.fallback != "" {
-		note("", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.fallback)
+	if fm.Fallback != "" {
+		note("", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.Fallback)
 	}
-	if len(fm.dupKeys) > 0 {
-		quoted := make([]string, len(fm.dupKeys))
-		for i, k := range fm.dupKeys {
+	if len(fm.DupKeys) > 0 {
+		quoted := make([]string, len(fm.DupKeys))
+		for i, k := range fm.DupKeys {
 			quoted[i] = strconv.Quote(k)
 		}
 		note("ASF-R27", "frontmatter keys given more than once: %s; the last occurrence of each is used", strings.Join(quoted, ", "))
 	}
 
 	folder := path.Base(ss.RelDir)
-	rawName, nameIsString, namePresent := fm.str("name")
+	rawName, nameIsString, namePresent := fm.Str("name")
 	name := strings.TrimSpace(rawName)
 	listed := false
 	switch {
@@ -184,19 +183,19 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 		name = folder
 		note("ASF-R04", "name is missing; the folder name %q is used", folder)
 	case !nameIsString:
-		found := kindName(fm.get("name"))
+		found := fm.KindOf("name")
 		name = folder
 		note("ASF-R04", "name is not a string but %s; the folder name %q is used", found, folder)
 	case name == "":
 		name = folder
 		note("ASF-R05", "name is empty; the folder name %q is used", folder)
-	case !segmentSafe(name):
+	case !skill.SegmentSafe(name):
 		// The name would add, climb or break URI path segments
 		// (skill://src/../../evil, a name inside another skill's path).
 		name = folder
 		note("ASF-R06", "name %q cannot be a URI path segment (it holds / or \\, is . or .., or has control characters); the folder name %q is used", rawName, folder)
 	default:
-		broken, brokenRules := nameProblems(name)
+		broken, brokenRules := skill.NameProblems(name)
 		if name != folder {
 			broken = append(broken, fmt.Sprintf("differs from its folder name %q (ASF-R09)", folder))
 			brokenRules = append(brokenRules, "ASF-R09")
@@ -218,14 +217,14 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	if n := utf8.RuneCountInString(desc); n > maxDescriptionLen {
 		note("ASF-R11", "description is %d characters long, over the %d limit", n, maxDescriptionLen)
 	}
-	if c, isStr, present := fm.str("compatibility"); present {
+	if c, isStr, present := fm.Str("compatibility"); present {
 		if !isStr {
-			note("ASF-R13", "compatibility is not a string but %s", kindName(fm.get("compatibility")))
+			note("ASF-R13", "compatibility is not a string but %s", fm.KindOf("compatibility"))
 		} else if n := utf8.RuneCountInString(c); n > maxCompatibilityLen {
 			note("ASF-R13", "compatibility is %d characters long, over the %d limit", n, maxCompatibilityLen)
 		}
 	}
-	if bad := fm.nonStringMetadata(); len(bad) > 0 {
+	if bad := fm.NonStringMetadata(); len(bad) > 0 {
 		note("ASF-R14", "metadata values should be strings; not strings: %s", strings.Join(bad, ", "))
 	}
 	var total int64
@@ -237,43 +236,29 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 			name, len(ss.Files), maxSkillFiles, total, maxSkillBytes)
 	}
 
-	segs := []string{}
-	if src.Prefix != "" {
-		segs = append(segs, src.Prefix)
-	}
-	if dir := path.Dir(ss.RelDir); dir != "." && dir != "/" {
-		segs = append(segs, strings.Split(dir, "/")...)
-	}
-	segs = append(segs, name)
-	skillPath := strings.Join(segs, "/")
-	var qn []string
-	for s := range strings.SplitSeq(skillPath, "/") {
-		if s = sanitizeSegment(s); s != "" {
-			qn = append(qn, s)
-		}
-	}
+	skillPath := skill.Path(src.Prefix, ss.RelDir, name)
 
 	sk = events.Skill{
-		QualifiedName:  strings.Join(qn, "__"),
+		QualifiedName:  skill.QualifiedName(skillPath),
 		Name:           name,
 		Description:    strings.TrimSpace(desc),
 		SkillPath:      skillPath,
-		URI:            events.URIScheme + events.EncodePath(skillPath) + "/SKILL.md",
+		URI:            skill.URI(skillPath),
 		Source:         src,
 		Dir:            ss.Dir,
 		RealDir:        ss.RealDir,
 		DirID:          ss.DirID,
-		Frontmatter:    fm.json,
+		Frontmatter:    fm.JSON,
 		Listed:         listed,
 		ModelInvocable: true,
 		UserInvocable:  true,
 		Files:          ss.Files,
 		SkillMD:        ss.SkillMD,
 	}
-	if v, ok := fm.boolean("disable-model-invocation"); ok && v {
+	if v, ok := fm.Boolean("disable-model-invocation"); ok && v {
 		sk.ModelInvocable = false
 	}
-	if v, ok := fm.boolean("user-invocable"); ok && !v {
+	if v, ok := fm.Boolean("user-invocable"); ok && !v {
 		sk.UserInvocable = false
 	}
 	if len(findings) > 0 {
@@ -284,75 +269,6 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(rules, ","), Message: msg, Version: version}
 	}
 	return sk, d, true
-}
-
-// segmentSafe reports whether a trimmed, non-empty name can be one segment
-// of a skill path: no / or \, not . or .., no control characters. Other
-// characters (spaces, uppercase) are percent-encoded in URIs (BR-09).
-func segmentSafe(name string) bool {
-	if name == "." || name == ".." || strings.ContainsAny(name, "/\\") {
-		return false
-	}
-	return !strings.ContainsFunc(name, unicode.IsControl)
-}
-
-// nameProblems lists the Agent Skills naming rules name breaks
-// (ASF-R05..R08; spec charset a-z, 0-9, -) and their IDs.
-func nameProblems(name string) (broken, rules []string) {
-	if n := utf8.RuneCountInString(name); n > maxNameLen {
-		broken = append(broken, fmt.Sprintf("is %d characters long, over the %d limit (ASF-R05)", n, maxNameLen))
-		rules = append(rules, "ASF-R05")
-	}
-	upper, other := false, false
-	for _, r := range name {
-		switch {
-		case 'a' <= r && r <= 'z', '0' <= r && r <= '9', r == '-':
-		case unicode.IsUpper(r):
-			upper = true
-		default:
-			other = true
-		}
-	}
-	if upper {
-		broken = append(broken, "has uppercase letters (ASF-R06)")
-	}
-	if other {
-		broken = append(broken, "has a character other than a-z, 0-9 and - (ASF-R06)")
-	}
-	if upper || other {
-		rules = append(rules, "ASF-R06")
-	}
-	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
-		broken = append(broken, "starts or ends with - (ASF-R07)")
-		rules = append(rules, "ASF-R07")
-	}
-	if strings.Contains(name, "--") {
-		broken = append(broken, "contains -- (ASF-R08)")
-		rules = append(rules, "ASF-R08")
-	}
-	return broken, rules
-}
-
-// sanitizeSegment makes one skill-path segment safe for a qualified name:
-// white-space runs become "-", characters outside [A-Za-z0-9._-] are
-// dropped, leading and trailing "-" trimmed (reference sanitizePrefix).
-func sanitizeSegment(s string) string {
-	var b strings.Builder
-	inSpace := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			if !inSpace {
-				b.WriteByte('-')
-			}
-			inSpace = true
-			continue
-		}
-		inSpace = false
-		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '-' {
-			b.WriteRune(r)
-		}
-	}
-	return strings.Trim(b.String(), "-")
 }
 
 // CatalogInboxes are the subscriptions a [CatalogBuilder] reads.

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -823,13 +822,13 @@ func (w *walker) discover() {
 	w.entered = map[string]string{}
 	skipTop := map[string]bool{}
 	var roots []string
-	for _, r := range []string{".claude/skills", "skills"} {
-		if r == ".claude/skills" && w.isLink(".claude") {
-			w.warnLink(".claude", "it is a linked folder, not a skill folder")
+	for _, r := range skill.Containers() {
+		if r == skill.ClaudeSkillsDir && w.isLink(path.Dir(skill.ClaudeSkillsDir)) {
+			w.warnLink(path.Dir(skill.ClaudeSkillsDir), "it is a linked folder, not a skill folder")
 			continue
 		}
 		if w.isLink(r) {
-			if r == ".claude/skills" {
+			if r == skill.ClaudeSkillsDir {
 				w.warnLink(r, "it is a linked container folder, not a skill folder")
 			}
 			continue // a linked skills/ is a direct child of the root: visit judges it
@@ -838,7 +837,7 @@ func (w *walker) discover() {
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		if ents, err := fs.ReadDir(w.fsys, r); err == nil && r == "skills" && skillMD(ents) != nil {
+		if ents, err := fs.ReadDir(w.fsys, r); err == nil && r == skill.SkillsDir && skill.FindMD(ents) != nil {
 			continue // a skill named "skills", not a container
 		}
 		roots = append(roots, r)
@@ -860,30 +859,6 @@ func (w *walker) isLink(p string) bool {
 func (w *walker) warnLink(p, why string) {
 	d := w.display(p)
 	w.warn(d, fmt.Sprintf("symbolic link not followed: %s: %s; only a link to a skill folder placed directly in a source root is followed", d, why))
-}
-
-// skillMD returns the entry of a folder's SKILL.md (preferred) or
-// skill.md, recognised by its directory-entry name, or nil.
-func skillMD(ents []fs.DirEntry) fs.DirEntry {
-	var lower fs.DirEntry
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		switch e.Name() {
-		case "SKILL.md":
-			return e
-		case "skill.md":
-			lower = e
-		}
-	}
-	return lower
-}
-
-// excluded reports whether a folder or file name is never descended into or
-// served: hidden names and node_modules.
-func excluded(name string) bool {
-	return strings.HasPrefix(name, ".") || name == "node_modules"
 }
 
 func (w *walker) warn(file, msg string) {
@@ -917,7 +892,7 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 		return
 	}
 	if depth > 0 {
-		if md := skillMD(ents); md != nil {
+		if md := skill.FindMD(ents); md != nil {
 			w.addSkill(dir, rel, real, md)
 			inSkill = true
 		}
@@ -931,8 +906,8 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 		if depth == 0 && skipTop[p] {
 			continue
 		}
-		if excluded(name) {
-			if e.IsDir() && !(depth == 0 && dir == "." && name == ".claude") {
+		if skill.Excluded(name) {
+			if e.IsDir() && !(depth == 0 && dir == "." && name == path.Dir(skill.ClaudeSkillsDir)) {
 				w.hint(p, name)
 			}
 			continue
@@ -982,7 +957,7 @@ func (w *walker) followable(p string, depth int) (target string, ok bool) {
 		w.warn(w.display(p), fmt.Sprintf("cannot read folder %s: %v", w.display(p), err))
 		return "", false
 	}
-	if skillMD(ents) == nil {
+	if skill.FindMD(ents) == nil {
 		w.warnLink(p, "its target holds no SKILL.md, so it is a linked container, not a skill folder")
 		return "", false
 	}
@@ -1037,7 +1012,7 @@ func (w *walker) list(dir, sub string, depth int, mdName string, out *[]foundFil
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if excluded(name) || e.Type()&fs.ModeSymlink != 0 {
+		if skill.Excluded(name) || e.Type()&fs.ModeSymlink != 0 {
 			continue
 		}
 		p := path.Join(dir, name)
@@ -1073,13 +1048,13 @@ func (w *walker) hint(p, name string) {
 		if err != nil {
 			return
 		}
-		if md := skillMD(ents); md != nil {
+		if md := skill.FindMD(ents); md != nil {
 			f := w.display(path.Join(dir, md.Name()))
 			w.warn(f, fmt.Sprintf("%s is inside %s, which is not scanned for skills (hidden folders and node_modules are skipped); move it to serve it", f, name))
 		}
 	}
 	check(p)
-	if name == "node_modules" || name == ".git" {
+	if skill.Noisy(name) {
 		return
 	}
 	ents, err := fs.ReadDir(w.fsys, p)

@@ -15,6 +15,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/rjeczalik/notify"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -464,7 +465,11 @@ func (r *watchRun) watchPathLinks(rw *rootWatch, dir string) {
 // links to skill folders the hasher follows (DESIGN: D/skills and
 // D/.claude/skills count as D itself).
 func linkContainers() []string {
-	return []string{"", "skills", filepath.Join(".claude", "skills")}
+	out := []string{""}
+	for _, c := range skill.Containers() {
+		out = append(out, filepath.FromSlash(c))
+	}
+	return out
 }
 
 // watchLinks adds a recursive watch of the target of every symbolic link to
@@ -510,7 +515,7 @@ func (r *watchRun) watchLink(rw *rootWatch, link string) {
 		return
 	}
 	target, err := filepath.EvalSymlinks(link)
-	if err != nil || reg.links[link] == target || !holdsSkillMD(target) {
+	if err != nil || reg.links[link] == target || !skill.HoldsMD(target) {
 		return
 	}
 	if err := notify.Watch(target+"/...", reg.ch, notify.All); err != nil {
@@ -519,16 +524,6 @@ func (r *watchRun) watchLink(rw *rootWatch, link string) {
 		return
 	}
 	reg.links[link] = target
-}
-
-// holdsSkillMD reports whether dir holds a SKILL.md or skill.md file.
-func holdsSkillMD(dir string) bool {
-	for _, n := range []string{"SKILL.md", "skill.md"} {
-		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
 }
 
 // start makes reg the registration of rw and starts its drain goroutine.
@@ -726,7 +721,7 @@ func relDir(root, p string) string {
 func skippedPath(root, p string) bool {
 	rel := strings.TrimPrefix(p, root+string(filepath.Separator))
 	for _, seg := range strings.Split(rel, string(filepath.Separator)) {
-		if seg == ".git" || seg == "node_modules" {
+		if skill.Noisy(seg) {
 			return true
 		}
 	}
