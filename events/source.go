@@ -1,6 +1,9 @@
 package events
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // SourceKind says where the skills of a [Source] come from.
 type SourceKind string
@@ -53,6 +56,11 @@ type SourcesConfigured struct {
 	Sources []Source `json:"sources"`
 	// Static is true when the skill set is fixed at startup (--static).
 	Static bool `json:"static"`
+}
+
+// Has reports whether c configures a source of kind k.
+func (c SourcesConfigured) Has(k SourceKind) bool {
+	return slices.ContainsFunc(c.Sources, func(s Source) bool { return s.Kind == k })
 }
 
 // Override is a user's choice about one skill's invocation flags, keyed by
