@@ -11,7 +11,7 @@
 //     catalog version ([BuildCatalog] is its pure core), only when something
 //     changed, with a fixed skill set in static mode;
 //   - [Notifier] turns catalog versions into resource update notices,
-//     debounced per URI ([DefaultNotifyDebounce]): the one component that
+//     debounced per URI ([notifier.DefaultDebounce]): the one component that
 //     decides which resources (skill://index.json included) clients hear
 //     changed, and which went with their skill.
 //

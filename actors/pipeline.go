@@ -12,6 +12,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skilljack/skilljack-mcp/actors/notifier"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -27,7 +28,7 @@ type PipelineOptions struct {
 	// Watcher configures the watcher when Watch is set.
 	Watcher WatcherOptions
 	// NotifyDebounce is the notifier's per-URI window; 0 means
-	// [DefaultNotifyDebounce].
+	// [notifier.DefaultDebounce].
 	NotifyDebounce time.Duration
 	// Logger is scoped per actor (log.With("actor", name)); nil discards.
 	Logger *slog.Logger
@@ -110,7 +111,7 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 		NewHasher(hasherIn, pub, &HasherOptions{Bundled: o.Bundled, Changes: hasherChanges, Synced: hasherSynced, Logger: log.With("actor", "hasher"),
 			MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize}),
 		NewCatalogBuilder(catalogIn, pub, log.With("actor", "catalog")),
-		NewNotifierWithOptions(notifierIn, pub, &NotifierOptions{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
+		notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)
 	if wkIn != nil {
 		p.WellKnown = NewWellKnownFetcher(wkIn, pub, &WellKnownOptions{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")})

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/notifier"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -53,7 +54,7 @@ func TestPipeline(t *testing.T) {
 			actors.NewConfigActor(cfg, bus, log),
 			actors.NewHasher(hasherIn, bus, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log}),
 			actors.NewCatalogBuilder(in, bus, log),
-			actors.NewNotifier(notifierIn, bus, log),
+			notifier.New(notifier.Inboxes{Catalog: notifierIn}, bus, &notifier.Options{Logger: log}),
 		}
 		var wg sync.WaitGroup
 		errs := make(chan error, len(runners))
@@ -195,7 +196,7 @@ func TestActorsStopOnCancel(t *testing.T) {
 			"config":   actors.NewConfigActor(actors.Config{Sources: []events.Source{bundledSource()}}, pub, nil),
 			"hasher":   actors.NewHasher(ch(), pub, nil),
 			"catalog":  actors.NewCatalogBuilder(actors.CatalogInboxes{Configured: ch(), Scanned: ch(), Overrides: ch()}, pub, nil),
-			"notifier": actors.NewNotifier(ch(), pub, nil),
+			"notifier": notifier.New(notifier.Inboxes{Catalog: ch()}, pub, nil),
 		}
 		returned := make(chan string, len(runners))
 		for name, r := range runners {
@@ -298,7 +299,7 @@ func TestPipelineLiveRefresh(t *testing.T) {
 			actors.NewConfigActor(actors.Config{Sources: []events.Source{src}}, bus, nil),
 			actors.NewHasher(hasherIn, bus, &actors.HasherOptions{Changes: hasherChanges}),
 			actors.NewCatalogBuilder(in, bus, nil),
-			actors.NewNotifier(notifierIn, bus, nil),
+			notifier.New(notifier.Inboxes{Catalog: notifierIn}, bus, nil),
 		}
 		var wg sync.WaitGroup
 		for _, r := range runners {
