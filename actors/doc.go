@@ -8,7 +8,7 @@
 //     their files, with a digest cache; on files.changed it rescans only
 //     the folders a change touched, with the same result as a full scan;
 //   - [CatalogBuilder] validates the scanned skills and publishes each new
-//     catalog version ([BuildCatalog] is its pure core), only when something
+//     catalog version ([catalog.Build] is its pure core), only when something
 //     changed, with a fixed skill set in static mode;
 //   - [Notifier] turns catalog versions into resource update notices,
 //     debounced per URI ([notifier.DefaultDebounce]): the one component that

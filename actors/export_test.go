@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 
@@ -59,4 +60,21 @@ func DiffCatalogs(prev, next *events.Catalog) (added, removed, changed []string)
 		}
 	}
 	return added, removed, changed
+}
+
+// sameSkill is the catalog builder's comparison of two versions of a skill
+// (catalog.sameSkill), for [DiffCatalogs].
+func sameSkill(a, b *events.Skill) bool {
+	if a.QualifiedName != b.QualifiedName || a.Name != b.Name || a.Description != b.Description ||
+		a.Listed != b.Listed || a.ModelInvocable != b.ModelInvocable || a.UserInvocable != b.UserInvocable ||
+		a.AssistantOverridden != b.AssistantOverridden || a.UserOverridden != b.UserOverridden ||
+		a.Dir != b.Dir || a.Source != b.Source || !bytes.Equal(a.Frontmatter, b.Frontmatter) || len(a.Files) != len(b.Files) {
+		return false
+	}
+	for i := range a.Files {
+		if a.Files[i].Path != b.Files[i].Path || a.Files[i].Digest != b.Files[i].Digest || a.Files[i].DiskName != b.Files[i].DiskName {
+			return false
+		}
+	}
+	return true
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/catalog"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -291,7 +292,7 @@ func TestScanRecordsContent(t *testing.T) {
 	check(t, bundled)
 
 	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}}
-	cat := actors.BuildCatalog(1, cfg, map[string]events.SourceScanned{src.ID: cached}, nil)
+	cat := catalog.Build(1, cfg, map[string]events.SourceScanned{src.ID: cached}, nil)
 	sk := cat.SkillByName(filepath.Base(root) + "__a")
 	if sk == nil {
 		t.Fatalf("catalog has no skill a: %+v", cat.Skills)
@@ -582,7 +583,7 @@ func TestScanBundled(t *testing.T) {
 	if diff := cmp.Diff([]string{"skilljack-docs"}, relDirs(scan)); diff != "" {
 		t.Fatalf("bundled skills mismatch (-want +got):\n%s", diff)
 	}
-	cat := actors.BuildCatalog(1, events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}}, map[string]events.SourceScanned{src.ID: scan}, nil)
+	cat := catalog.Build(1, events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}}, map[string]events.SourceScanned{src.ID: scan}, nil)
 	if len(cat.Skills) != 1 || len(cat.Diagnostics) != 0 {
 		t.Fatalf("catalog = %+v; diagnostics %+v", cat.Skills, cat.Diagnostics)
 	}

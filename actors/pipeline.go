@@ -12,6 +12,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skilljack/skilljack-mcp/actors/catalog"
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -88,7 +89,7 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	if hasKind(cfg, events.SourceGitHub) {
 		ghIn = inbox(events.TopicSourcesConfigured)
 	}
-	catalogIn := CatalogInboxes{
+	catalogIn := catalog.Inboxes{
 		Configured: inbox(events.TopicSourcesConfigured),
 		Scanned:    inbox(events.TopicSourceScanned),
 		Overrides:  inbox(events.TopicOverridesChanged),
@@ -110,7 +111,7 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	p.runners = append(p.runners,
 		NewHasher(hasherIn, pub, &HasherOptions{Bundled: o.Bundled, Changes: hasherChanges, Synced: hasherSynced, Logger: log.With("actor", "hasher"),
 			MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize}),
-		NewCatalogBuilder(catalogIn, pub, log.With("actor", "catalog")),
+		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog")}),
 		notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)
 	if wkIn != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/skilljack/skilljack-mcp/actors/catalog"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -32,7 +33,7 @@ func Validate(ctx context.Context, cfg Config, opts *HasherOptions) (*events.Cat
 			}
 		}
 	}
-	cat := BuildCatalog(1, events.SourcesConfigured{Seq: 1, Sources: cfg.Sources, Static: cfg.Static}, scans, cfg.Overrides)
+	cat := catalog.Build(1, events.SourcesConfigured{Seq: 1, Sources: cfg.Sources, Static: cfg.Static}, scans, cfg.Overrides)
 	if len(remote) > 0 {
 		cat = events.NewCatalog(cat.Version, cat.Static, cat.Skills, append(remote, cat.Diagnostics...))
 	}

@@ -1,4 +1,7 @@
-package actors
+// Package catalog is the catalog builder actor (DESIGN "catalog builder"):
+// it keeps the newest configuration, scans and overrides and publishes each
+// new catalog version. [Build] is its pure core.
+package catalog
 
 import (
 	"bytes"
@@ -27,7 +30,7 @@ const (
 	maxSkillBytes       = 16 << 20 // SEP2640-R43: 16 MiB
 )
 
-// BuildCatalog turns one configuration, the newest scan of each of its
+// Build turns one configuration, the newest scan of each of its
 // sources (keyed by [events.Source.ID]) and the invocation overrides into
 // catalog version version. It is pure: no I/O, no logging; what is off goes
 // into the catalog's Diagnostics (one per SKILL.md, plus one per duplicate,
@@ -39,7 +42,7 @@ const (
 // folder name (ASF-R09), then to the first found, so a misnamed sibling
 // never hides a correct skill. The arguments are only read; the result
 // shares the scans' file slices and must not be modified.
-func BuildCatalog(version uint64, cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) *events.Catalog {
+func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) *events.Catalog {
 	var (
 		skills []events.Skill
 		diags  []events.Diagnostic
@@ -271,8 +274,8 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	return sk, d, true
 }
 
-// CatalogInboxes are the subscriptions a [CatalogBuilder] reads.
-type CatalogInboxes struct {
+// Inboxes are the subscriptions a [Builder] reads.
+type Inboxes struct {
 	// Configured carries sources.configured. Required.
 	Configured <-chan *message.Message
 	// Scanned carries source.scanned. Required.
@@ -281,11 +284,17 @@ type CatalogInboxes struct {
 	Overrides <-chan *message.Message
 }
 
-// CatalogBuilder is the actor that keeps the newest configuration, scans and
+// Options configure a [Builder]. A nil *Options means defaults.
+type Options struct {
+	// Logger receives the builder's log lines. If nil, they are discarded.
+	Logger *slog.Logger
+}
+
+// Builder is the actor that keeps the newest configuration, scans and
 // overrides and publishes a new catalog version after each change (DESIGN
 // "catalog builder"). Its only I/O is logging.
-type CatalogBuilder struct {
-	in  CatalogInboxes
+type Builder struct {
+	in  Inboxes
 	pub message.Publisher
 	log *slog.Logger
 
@@ -300,26 +309,30 @@ type CatalogBuilder struct {
 	static map[string]bool
 }
 
-// NewCatalogBuilder returns a catalog builder reading in and publishing
-// through pub. It panics if an inbox or pub is nil; a nil log discards.
-func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logger) *CatalogBuilder {
+// New returns a catalog builder reading in and publishing through pub;
+// opts may be nil. It panics if an inbox or pub is nil.
+func New(in Inboxes, pub message.Publisher, opts *Options) *Builder {
 	if in.Configured == nil || in.Scanned == nil || in.Overrides == nil || pub == nil {
-		panic("actors.NewCatalogBuilder: nil inbox or publisher")
+		panic("catalog.New: nil inbox or publisher")
 	}
-	return &CatalogBuilder{
-		in: in, pub: pub, log: ensureLogger(log),
+	log := slog.New(slog.DiscardHandler)
+	if opts != nil && opts.Logger != nil {
+		log = opts.Logger
+	}
+	return &Builder{
+		in: in, pub: pub, log: log,
 		scans: map[string]events.SourceScanned{}, logged: map[string]bool{},
 	}
 }
 
 // Run handles messages until ctx is done or every inbox is closed, then
-// returns nil. Each message is acked once, never nacked ([events.Handle]),
+// returns nil. Each message is acked once, never nacked ([events.Receive]),
 // before anything is published. It keeps the newest configuration and
 // overrides (by Seq) and the newest scan of each source (by ConfigSeq, then
 // Seq; older ones dropped). Once the overrides have arrived and every local
 // and bundled source of the current configuration has a scan made for it,
 // and again after every later event that changes the state, it builds a
-// catalog ([BuildCatalog]); when the catalog differs from the last one
+// catalog ([Build]); when the catalog differs from the last one
 // published, it publishes it with the next version as
 // [events.CatalogChanged]; what changed is the notifier's to work out. A
 // rebuild that changes nothing (a no-op rescan, a reconcile tick) publishes
@@ -329,7 +342,7 @@ func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logge
 // goes. On [events.Bus] the publish does not wait for
 // the consumers (the facade). Each diagnostic is logged once per (file, message, version):
 // warnings at Warn, skips at Error.
-func (b *CatalogBuilder) Run(ctx context.Context) error {
+func (b *Builder) Run(ctx context.Context) error {
 	cfgIn, scanIn, ovIn := b.in.Configured, b.in.Scanned, b.in.Overrides
 	for cfgIn != nil || scanIn != nil || ovIn != nil {
 		var (
@@ -345,44 +358,25 @@ func (b *CatalogBuilder) Run(ctx context.Context) error {
 				cfgIn = nil
 				continue
 			}
-			events.Handle(b.log, msg, func(m *message.Message) error {
-				ev, err := events.Decode[events.SourcesConfigured](m)
-				if err == nil && ev.Seq > b.cfg.Seq {
-					b.cfg, changed = ev, true
-				}
-				return err
-			})
+			if ev, ok := events.Receive[events.SourcesConfigured](b.log, msg); ok && ev.Seq > b.cfg.Seq {
+				b.cfg, changed = ev, true
+			}
 		case msg, ok = <-scanIn:
 			if !ok {
 				scanIn = nil
 				continue
 			}
-			events.Handle(b.log, msg, func(m *message.Message) error {
-				ev, err := events.Decode[events.SourceScanned](m)
-				if err != nil {
-					return err
-				}
-				// A scan made for an older configuration never replaces one
-				// made for a newer one, whatever their Seq (scans of two
-				// configurations may finish in any order).
-				if old, ok := b.scans[ev.Source.ID]; !ok || ev.ConfigSeq > old.ConfigSeq ||
-					ev.ConfigSeq == old.ConfigSeq && ev.Seq > old.Seq {
-					b.scans[ev.Source.ID], changed = ev, true
-				}
-				return nil
-			})
+			if ev, ok := events.Receive[events.SourceScanned](b.log, msg); ok {
+				changed = b.takeScan(ev)
+			}
 		case msg, ok = <-ovIn:
 			if !ok {
 				ovIn = nil
 				continue
 			}
-			events.Handle(b.log, msg, func(m *message.Message) error {
-				ev, err := events.Decode[events.OverridesChanged](m)
-				if err == nil && ev.Seq > b.overrides.Seq {
-					b.overrides, changed = ev, true
-				}
-				return err
-			})
+			if ev, ok := events.Receive[events.OverridesChanged](b.log, msg); ok && ev.Seq > b.overrides.Seq {
+				b.overrides, changed = ev, true
+			}
 		}
 		if changed {
 			b.rebuild()
@@ -391,12 +385,25 @@ func (b *CatalogBuilder) Run(ctx context.Context) error {
 	return nil
 }
 
+// takeScan keeps ev when it is the newest scan of its source, and reports
+// whether it did. A scan made for an older configuration never replaces one
+// made for a newer one, whatever their Seq (scans of two configurations may
+// finish in any order).
+func (b *Builder) takeScan(ev events.SourceScanned) bool {
+	if old, ok := b.scans[ev.Source.ID]; ok && (ev.ConfigSeq < old.ConfigSeq ||
+		ev.ConfigSeq == old.ConfigSeq && ev.Seq <= old.Seq) {
+		return false
+	}
+	b.scans[ev.Source.ID] = ev
+	return true
+}
+
 // rebuild publishes a new catalog when the configuration and its overrides
 // have arrived and every served source has a scan for the current
 // configuration. Waiting for the overrides matters: the first catalog fixes
 // the stdio server's instructions, so it must not list a skill the user took
 // out of the catalog.
-func (b *CatalogBuilder) rebuild() {
+func (b *Builder) rebuild() {
 	if b.cfg.Seq == 0 || b.overrides.Seq == 0 {
 		return
 	}
@@ -412,7 +419,7 @@ func (b *CatalogBuilder) rebuild() {
 	if b.prev != nil {
 		version = b.prev.Version + 1
 	}
-	cat := BuildCatalog(version, b.cfg, current, b.overrides.Overrides)
+	cat := Build(version, b.cfg, current, b.overrides.Overrides)
 	if b.cfg.Static {
 		cat = b.fixSkillSet(cat)
 	}
@@ -434,7 +441,7 @@ func (b *CatalogBuilder) rebuild() {
 // (manifests, digests, frontmatter), so subscribers still hear of edits and
 // reads stay consistent, and it disappears when its folder goes or its
 // SKILL.md stops being valid, as nothing could be served for it.
-func (b *CatalogBuilder) fixSkillSet(cat *events.Catalog) *events.Catalog {
+func (b *Builder) fixSkillSet(cat *events.Catalog) *events.Catalog {
 	if b.static == nil {
 		b.static = make(map[string]bool, len(cat.Skills))
 		for _, s := range cat.Skills {
@@ -456,7 +463,7 @@ func (b *CatalogBuilder) fixSkillSet(cat *events.Catalog) *events.Catalog {
 	return events.NewCatalog(cat.Version, cat.Static, skills, diags)
 }
 
-func (b *CatalogBuilder) logDiagnostics(diags []events.Diagnostic) {
+func (b *Builder) logDiagnostics(diags []events.Diagnostic) {
 	seen := make(map[string]bool, len(diags))
 	for _, d := range diags {
 		key := d.File + "\x00" + d.Message + "\x00" + d.Version
