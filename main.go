@@ -39,6 +39,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -316,7 +317,7 @@ func validate(ctx context.Context, set actors.Settings, out io.Writer, log *slog
 		}
 		return errors.New("validate: no skill folder given (pass one or more, or set SKILLS_DIR)")
 	}
-	cat, err := actors.Validate(ctx, cfg, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log,
+	cat, err := actors.Validate(ctx, cfg, &hasher.Options{Bundled: actors.Bundled(), Logger: log,
 		MaxFileSize: set.MaxFileSize, MaxSkillMDSize: set.MaxSkillMDSize})
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -41,8 +42,8 @@ type PipelineOptions struct {
 	// request, doubled per retry; 0 means 1 s. Tests shorten it.
 	RetryBackoff time.Duration
 	// MaxFileSize and MaxSkillMDSize are the hasher's size caps
-	// ([HasherOptions]); 0 means [DefaultMaxFileSize] and
-	// [DefaultMaxSkillMDSize].
+	// ([hasher.Options]); 0 means [hasher.DefaultMaxFileSize] and
+	// [hasher.DefaultMaxSkillMDSize].
 	MaxFileSize, MaxSkillMDSize int64
 }
 
@@ -109,8 +110,8 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 		p.runners = append(p.runners, NewWatcher(watcherIn, pub, &wo))
 	}
 	p.runners = append(p.runners,
-		NewHasher(hasherIn, pub, &HasherOptions{Bundled: o.Bundled, Changes: hasherChanges, Synced: hasherSynced, Logger: log.With("actor", "hasher"),
-			MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize}),
+		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced}, pub,
+			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize}),
 		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog")}),
 		notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -53,7 +54,7 @@ func TestPipeline(t *testing.T) {
 
 		runners := []interface{ Run(context.Context) error }{
 			actors.NewConfigActor(cfg, bus, log),
-			actors.NewHasher(hasherIn, bus, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log}),
+			hasher.New(hasher.Inboxes{Configured: hasherIn}, bus, &hasher.Options{Bundled: actors.Bundled(), Logger: log}),
 			catalog.New(in, bus, &catalog.Options{Logger: log}),
 			notifier.New(notifier.Inboxes{Catalog: notifierIn}, bus, &notifier.Options{Logger: log}),
 		}
@@ -114,7 +115,7 @@ func TestActorsStopOnCancel(t *testing.T) {
 		ch := func() chan *message.Message { return make(chan *message.Message) }
 		runners := map[string]interface{ Run(context.Context) error }{
 			"config":   actors.NewConfigActor(actors.Config{Sources: []events.Source{bundledSource()}}, pub, nil),
-			"hasher":   actors.NewHasher(ch(), pub, nil),
+			"hasher":   hasher.New(hasher.Inboxes{Configured: ch()}, pub, nil),
 			"catalog":  catalog.New(catalog.Inboxes{Configured: ch(), Scanned: ch(), Overrides: ch()}, pub, nil),
 			"notifier": notifier.New(notifier.Inboxes{Catalog: ch()}, pub, nil),
 		}
@@ -135,54 +136,6 @@ func TestActorsStopOnCancel(t *testing.T) {
 		synctest.Wait()
 		if len(returned) != len(runners) {
 			t.Errorf("%d of %d actors returned after cancel", len(returned), len(runners))
-		}
-	})
-}
-
-// TestHasherRunPublishes checks the hasher actor: one scan per served
-// source, increasing Seq, ConfigSeq set, remote sources skipped.
-func TestHasherRunPublishes(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD("a", "d")})
-	cfg := events.SourcesConfigured{Seq: 4, Sources: []events.Source{
-		localSource(root),
-		{ID: "1", Kind: events.SourceWellKnown, Location: "https://example.com", Root: filepath.Join(root, "..", "unsynced-cache")},
-		bundledSource(),
-	}}
-	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		in := make(chan *message.Message)
-		pub := newRecordingPublisher()
-		h := actors.NewHasher(in, pub, &actors.HasherOptions{Bundled: actors.Bundled()})
-		done := make(chan error)
-		go func() { done <- h.Run(ctx) }()
-		in <- encode(t, cfg)
-		in <- encode(t, events.SourcesConfigured{Seq: 2, Sources: cfg.Sources}) // stale: ignored
-		for range 3 {
-			<-pub.ch
-		}
-		synctest.Wait()
-		type row struct {
-			Seq, ConfigSeq uint64
-			ID             string
-			Skills, Hashed int
-		}
-		var got []row
-		for _, m := range pub.all() {
-			ev, err := events.Decode[events.SourceScanned](m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, row{ev.Seq, ev.ConfigSeq, ev.Source.ID, len(ev.Skills), ev.Hashed})
-		}
-		// The publisher's cache is not synced yet: scanned, empty.
-		want := []row{{1, 4, "0", 1, 1}, {2, 4, "1", 0, 0}, {3, 4, "bundled", 1, 1}}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("scans mismatch (-want +got):\n%s", diff)
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v, want nil", err)
 		}
 	})
 }
@@ -217,7 +170,7 @@ func TestPipelineLiveRefresh(t *testing.T) {
 		updates := sub(events.TopicResourcesUpdated)
 		runners := []interface{ Run(context.Context) error }{
 			actors.NewConfigActor(actors.Config{Sources: []events.Source{src}}, bus, nil),
-			actors.NewHasher(hasherIn, bus, &actors.HasherOptions{Changes: hasherChanges}),
+			hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges}, bus, nil),
 			catalog.New(in, bus, nil),
 			notifier.New(notifier.Inboxes{Catalog: notifierIn}, bus, nil),
 		}

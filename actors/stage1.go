@@ -1,6 +1,9 @@
 package actors
 
-import "github.com/skilljack/skilljack-mcp/actors/skill"
+import (
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/skill"
+)
 
 // sanitizeSegment forwards to [skill.SanitizeSegment] for config.go until
 // the configuration moves to actors/config (issue 11 stage 2).
@@ -9,3 +12,12 @@ func sanitizeSegment(s string) string { return skill.SanitizeSegment(s) }
 // utf8BOM is the byte-order mark config.go strips from the config file,
 // as [skill.ParseFrontmatter] does from a SKILL.md.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// The hasher's default size caps, for the settings table until it moves to
+// actors/config (issue 11 stage 2).
+const (
+	// DefaultMaxFileSize is [hasher.DefaultMaxFileSize].
+	DefaultMaxFileSize = hasher.DefaultMaxFileSize
+	// DefaultMaxSkillMDSize is [hasher.DefaultMaxSkillMDSize].
+	DefaultMaxSkillMDSize = hasher.DefaultMaxSkillMDSize
+)

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -16,12 +17,11 @@ import (
 // cached copy yet adds one warning. opts may be nil; its Logger receives the
 // scan's log lines. It blocks until done and returns an error only when ctx
 // is done.
-func Validate(ctx context.Context, cfg Config, opts *HasherOptions) (*events.Catalog, error) {
-	sc := newScanner(opts)
+func Validate(ctx context.Context, cfg Config, opts *hasher.Options) (*events.Catalog, error) {
 	scans := map[string]events.SourceScanned{}
 	var remote []events.Diagnostic
 	for _, src := range cfg.Sources {
-		scan, err := sc.scan(ctx, src)
+		scan, err := hasher.Scan(ctx, src, opts)
 		if err != nil {
 			return nil, fmt.Errorf("validating sources: %w", err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -84,7 +85,7 @@ func BenchmarkSkillsListWalk(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cat, err := actors.Validate(b.Context(), cfg, &actors.HasherOptions{Bundled: actors.Bundled()})
+	cat, err := actors.Validate(b.Context(), cfg, &hasher.Options{Bundled: actors.Bundled()})
 	if err != nil {
 		b.Fatal(err)
 	}

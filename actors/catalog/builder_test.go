@@ -11,8 +11,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -22,7 +22,7 @@ type builderRun struct {
 	t                   *testing.T
 	root                string
 	src                 events.Source
-	hasher              *actors.Hasher
+	hasher              *hasher.Hasher
 	cfgIn, scanIn, ovIn chan *message.Message
 	pub                 *recordingPublisher
 	seq, ovSeq          uint64

@@ -12,8 +12,8 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
-	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -125,8 +125,8 @@ func decodeCatalog(prev *events.Catalog, m *message.Message) (catalogDiff, error
 	return d, nil
 }
 
-func newTestHasher(opts *actors.HasherOptions) *actors.Hasher {
-	return actors.NewHasher(make(chan *message.Message), newRecordingPublisher(), opts)
+func newTestHasher(opts *hasher.Options) *hasher.Hasher {
+	return hasher.New(hasher.Inboxes{Configured: make(chan *message.Message)}, newRecordingPublisher(), opts)
 }
 
 func localSource(root string) events.Source {

@@ -1,4 +1,9 @@
-package actors
+// Package hasher is the actor that scans sources for skill folders and
+// hashes their files (DESIGN "hasher"), with a digest cache; on
+// files.changed or source.synced it rescans only the folders a change
+// touched, with the same result as a full scan. [Scan] runs one scan
+// without the actor, for validation.
+package hasher
 
 import (
 	"context"
@@ -36,7 +41,7 @@ const maxDiscoveryDepth = 6
 // listed, as in the reference's MAX_DIRECTORY_DEPTH.
 const maxManifestDepth = 10
 
-// Default size caps of [HasherOptions].
+// Default size caps of [Options].
 const (
 	// DefaultMaxFileSize is the reference server's MAX_FILE_SIZE_MB default
 	// (1 MiB): the largest supporting file served, so the largest hashed.
@@ -48,11 +53,27 @@ const (
 	DefaultMaxSkillMDSize = 4 << 20
 )
 
-// HasherOptions configure a [Hasher]. A nil *HasherOptions means defaults.
-type HasherOptions struct {
+// Inboxes are the subscriptions a [Hasher] reads.
+type Inboxes struct {
+	// Configured carries sources.configured. Required.
+	Configured <-chan *message.Message
+	// Changes carries files.changed ([events.FilesChanged], published by
+	// the watcher), which makes Run rescan the changed part of a local
+	// source. If nil, sources are scanned only when a configuration
+	// arrives.
+	Changes <-chan *message.Message
+	// Synced carries source.synced ([events.SourceSynced], published by the
+	// remote fetchers), which makes Run rescan what the sync changed in the
+	// source's cache folder. If nil, a remote source's cache is scanned
+	// only when a configuration arrives.
+	Synced <-chan *message.Message
+}
+
+// Options configure a [Hasher] or a [Scan]. A nil *Options means defaults.
+type Options struct {
 	// Bundled is the file system of the skills embedded in the binary; its
-	// root holds one folder per skill (see [Bundled]). If nil, the bundled
-	// source has no skills.
+	// root holds one folder per skill. If nil, the bundled source has no
+	// skills.
 	Bundled fs.FS
 	// Workers bounds how many files are hashed at once. If zero, defaults to
 	// runtime.GOMAXPROCS(0)*2.
@@ -67,16 +88,6 @@ type HasherOptions struct {
 	// skill whose SKILL.md is larger is skipped with an error diagnostic.
 	// If zero, defaults to [DefaultMaxSkillMDSize].
 	MaxSkillMDSize int64
-	// Changes carries files.changed ([events.FilesChanged], published by
-	// the watcher) to [Hasher.Run], which rescans the changed part of a
-	// local source. If nil, sources are scanned only when a configuration
-	// arrives. [Validate] ignores it.
-	Changes <-chan *message.Message
-	// Synced carries source.synced ([events.SourceSynced], published by the
-	// remote fetchers) to [Hasher.Run], which rescans what the sync changed
-	// in the source's cache folder. If nil, a remote source's cache is
-	// scanned only when a configuration arrives.
-	Synced <-chan *message.Message
 }
 
 // Hasher is the actor that scans sources for skill folders and hashes their
@@ -96,19 +107,22 @@ type Hasher struct {
 	seq     atomic.Uint64
 }
 
-// NewHasher returns a hasher reading [events.SourcesConfigured] messages
-// from configured and publishing [events.SourceScanned] through pub. It
-// panics if configured or pub is nil. opts is copied; nil means defaults.
-func NewHasher(configured <-chan *message.Message, pub message.Publisher, opts *HasherOptions) *Hasher {
-	if configured == nil || pub == nil {
-		panic("actors.NewHasher: nil inbox or publisher")
+// New returns a hasher reading in and publishing [events.SourceScanned]
+// through pub. It panics if in.Configured or pub is nil. opts is copied;
+// nil means defaults.
+func New(in Inboxes, pub message.Publisher, opts *Options) *Hasher {
+	if in.Configured == nil || pub == nil {
+		panic("hasher.New: nil inbox or publisher")
 	}
 	sc := newScanner(opts)
-	h := &Hasher{in: configured, pub: pub, sc: sc, log: sc.log}
-	if opts != nil {
-		h.changes, h.synced = opts.Changes, opts.Synced
-	}
-	return h
+	return &Hasher{in: in.Configured, changes: in.Changes, synced: in.Synced, pub: pub, sc: sc, log: sc.log}
+}
+
+// Scan is [Hasher.Scan] without an actor and without a digest cache kept
+// between calls, for `skilljack-mcp validate`: it scans src once with
+// opts (nil means defaults).
+func Scan(ctx context.Context, src events.Source, opts *Options) (events.SourceScanned, error) {
+	return newScanner(opts).scan(ctx, src)
 }
 
 // Scan finds the skill folders of one local, remote (its cache folder) or
@@ -137,7 +151,7 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 // Run handles sources.configured and files.changed messages until ctx is
 // done or every inbox is closed, then returns nil after the scans it
 // started have stopped. Each message is decoded and acked at once (exactly
-// once, never nacked, through [events.Handle]); scans run in goroutines Run
+// once, never nacked, through [events.Receive]); scans run in goroutines Run
 // owns and publish their own results, one [events.SourceScanned] each,
 // with increasing Seq and ConfigSeq set; a publish blocks as the bus does.
 //
@@ -251,8 +265,8 @@ func (h *Hasher) Run(ctx context.Context) error {
 				in = nil
 				continue
 			}
-			ev, newer := newerConfig(h.log, msg, cfg.Seq)
-			if !newer {
+			ev, ok := events.Receive[events.SourcesConfigured](h.log, msg)
+			if !ok || ev.Seq <= cfg.Seq {
 				continue
 			}
 			cfg = ev
@@ -267,13 +281,8 @@ func (h *Hasher) Run(ctx context.Context) error {
 				changes = nil
 				continue
 			}
-			var ev events.FilesChanged
-			err := events.Handle(h.log, msg, func(m *message.Message) error {
-				var err error
-				ev, err = events.Decode[events.FilesChanged](m)
-				return err
-			})
-			if err != nil || ev.ConfigSeq != cfg.Seq || ev.Seq <= lastChange[ev.Source.ID] {
+			ev, ok := events.Receive[events.FilesChanged](h.log, msg)
+			if !ok || ev.ConfigSeq != cfg.Seq || ev.Seq <= lastChange[ev.Source.ID] {
 				continue
 			}
 			lastChange[ev.Source.ID] = ev.Seq
@@ -283,14 +292,9 @@ func (h *Hasher) Run(ctx context.Context) error {
 				synced = nil
 				continue
 			}
-			var ev events.SourceSynced
-			err := events.Handle(h.log, msg, func(m *message.Message) error {
-				var err error
-				ev, err = events.Decode[events.SourceSynced](m)
-				return err
-			})
+			ev, ok := events.Receive[events.SourceSynced](h.log, msg)
 			// Seq is per fetcher; two fetchers never share a source ID.
-			if err != nil || ev.ConfigSeq != cfg.Seq || ev.Seq <= lastSync[ev.Source.ID] {
+			if !ok || ev.ConfigSeq != cfg.Seq || ev.Seq <= lastSync[ev.Source.ID] {
 				continue
 			}
 			lastSync[ev.Source.ID] = ev.Seq
@@ -363,7 +367,7 @@ func (h *Hasher) publish(ctx context.Context, cfgSeq uint64, scan events.SourceS
 	return true
 }
 
-// scanner is the synchronous part of the hasher, shared with [Validate].
+// scanner is the synchronous part of the hasher, shared with [Scan].
 type scanner struct {
 	bundled fs.FS
 	workers int
@@ -393,8 +397,8 @@ type cacheEntry struct {
 	content []byte
 }
 
-func newScanner(opts *HasherOptions) *scanner {
-	var o HasherOptions
+func newScanner(opts *Options) *scanner {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -407,10 +411,13 @@ func newScanner(opts *HasherOptions) *scanner {
 	if o.MaxSkillMDSize <= 0 {
 		o.MaxSkillMDSize = DefaultMaxSkillMDSize
 	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &scanner{
 		bundled: o.Bundled,
 		workers: o.Workers,
-		log:     ensureLogger(o.Logger),
+		log:     o.Logger,
 		maxFile: o.MaxFileSize,
 		maxMD:   o.MaxSkillMDSize,
 		cache:   map[string]map[string]cacheEntry{},

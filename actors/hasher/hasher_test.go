@@ -1,4 +1,4 @@
-package actors_test
+package hasher_test
 
 import (
 	"context"
@@ -22,11 +22,12 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
-func newTestHasher(opts *actors.HasherOptions) *actors.Hasher {
-	return actors.NewHasher(make(chan *message.Message), newRecordingPublisher(), opts)
+func newTestHasher(opts *hasher.Options) *hasher.Hasher {
+	return hasher.New(hasher.Inboxes{Configured: make(chan *message.Message)}, newRecordingPublisher(), opts)
 }
 
 func localSource(root string) events.Source {
@@ -285,7 +286,7 @@ func TestScanRecordsContent(t *testing.T) {
 		fsys[p] = &fstest.MapFile{Data: []byte(body)}
 	}
 	bsrc := events.Source{ID: actors.BundledSourceID, Kind: events.SourceBundled, Location: "bundled", Root: "."}
-	bundled, err := newTestHasher(&actors.HasherOptions{Bundled: fsys}).Scan(t.Context(), bsrc)
+	bundled, err := newTestHasher(&hasher.Options{Bundled: fsys}).Scan(t.Context(), bsrc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +495,7 @@ func TestScanCache(t *testing.T) {
 		files[fmt.Sprintf("a/assets/%02d.bin", i)] = strings.Repeat("x", i)
 	}
 	writeTree(t, root, files)
-	h := newTestHasher(&actors.HasherOptions{Workers: 3})
+	h := newTestHasher(&hasher.Options{Workers: 3})
 	src := localSource(root)
 	first, err := h.Scan(t.Context(), src)
 	if err != nil {
@@ -576,7 +577,7 @@ func TestScanMissingRoot(t *testing.T) {
 // bundle walked like a local root.
 func TestScanBundled(t *testing.T) {
 	src := events.Source{ID: actors.BundledSourceID, Kind: events.SourceBundled, Location: "bundled", Root: "."}
-	scan, err := newTestHasher(&actors.HasherOptions{Bundled: actors.Bundled()}).Scan(t.Context(), src)
+	scan, err := newTestHasher(&hasher.Options{Bundled: actors.Bundled()}).Scan(t.Context(), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,7 +599,7 @@ func TestScanBundled(t *testing.T) {
 		"one/.hidden":         {Data: []byte("h")},
 		"skills/two/SKILL.md": {Data: []byte(skillMD("two", "d"))},
 	}
-	scan, err = newTestHasher(&actors.HasherOptions{Bundled: fsys}).Scan(t.Context(), src)
+	scan, err = newTestHasher(&hasher.Options{Bundled: fsys}).Scan(t.Context(), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -685,7 +686,7 @@ type hasherRun struct {
 func startHasher(t *testing.T, cfg events.SourcesConfigured) *hasherRun {
 	t.Helper()
 	r := &hasherRun{t: t, cfgIn: make(chan *message.Message), changes: make(chan *message.Message), pub: newRecordingPublisher(), cfg: cfg}
-	h := actors.NewHasher(r.cfgIn, r.pub, &actors.HasherOptions{Changes: r.changes, Workers: 2})
+	h := hasher.New(hasher.Inboxes{Configured: r.cfgIn, Changes: r.changes}, r.pub, &hasher.Options{Workers: 2})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
 	go func() { done <- h.Run(ctx) }()
