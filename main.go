@@ -40,6 +40,7 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -136,7 +137,7 @@ func serve(ctx context.Context, set actors.Settings, stdin io.ReadCloser, stdout
 	pipeline, err := actors.NewPipeline(subCtx, bus, pub, set.Config, &actors.PipelineOptions{
 		Bundled: bundled,
 		Watch:   true,
-		Watcher: actors.WatcherOptions{Reconcile: set.Reconcile},
+		Watcher: watch.Options{Reconcile: set.Reconcile},
 		Logger:  log,
 		// Files over the caps are never read, hashed or listed (issue 10 F4).
 		MaxFileSize:    set.MaxFileSize,

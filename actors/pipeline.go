@@ -15,6 +15,7 @@ import (
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -24,11 +25,11 @@ type PipelineOptions struct {
 	// Bundled is the file system of the bundled skills ([Bundled]); nil
 	// serves none.
 	Bundled fs.FS
-	// Watch starts the [Watcher], so local sources stay live. Off, the
-	// skills are scanned once per configuration.
+	// Watch starts the watcher ([watch.Watcher]), so local sources stay
+	// live. Off, the skills are scanned once per configuration.
 	Watch bool
 	// Watcher configures the watcher when Watch is set.
-	Watcher WatcherOptions
+	Watcher watch.Options
 	// NotifyDebounce is the notifier's per-URI window; 0 means
 	// [notifier.DefaultDebounce].
 	NotifyDebounce time.Duration
@@ -107,7 +108,7 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	if o.Watch {
 		wo := o.Watcher
 		wo.Logger = log.With("actor", "watcher")
-		p.runners = append(p.runners, NewWatcher(watcherIn, pub, &wo))
+		p.runners = append(p.runners, watch.New(watch.Inboxes{Configured: watcherIn}, pub, &wo))
 	}
 	p.runners = append(p.runners,
 		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced}, pub,

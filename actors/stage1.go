@@ -3,6 +3,7 @@ package actors
 import (
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/skill"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 )
 
 // sanitizeSegment forwards to [skill.SanitizeSegment] for config.go until
@@ -21,3 +22,7 @@ const (
 	// DefaultMaxSkillMDSize is [hasher.DefaultMaxSkillMDSize].
 	DefaultMaxSkillMDSize = hasher.DefaultMaxSkillMDSize
 )
+
+// DefaultReconcile is [watch.DefaultReconcile], for the settings table
+// until it moves to actors/config (issue 11 stage 2).
+const DefaultReconcile = watch.DefaultReconcile

@@ -19,6 +19,7 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -116,7 +117,7 @@ func BenchmarkEditToNotification(b *testing.B) {
 	}
 	file := filepath.Join(root, "s00", "notes.md")
 	writeFile(b, file, "v0\n")
-	st := startStack(b, &actors.PipelineOptions{Watch: true, Watcher: actors.WatcherOptions{Reconcile: -1}}, root)
+	st := startStack(b, &actors.PipelineOptions{Watch: true, Watcher: watch.Options{Reconcile: -1}}, root)
 	defer st.stop(b)
 	n := newNotes()
 	cs, _ := st.connectNotes(b, n)

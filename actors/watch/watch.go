@@ -1,4 +1,8 @@
-package actors
+// Package watch is the actor that watches every local source root
+// (DESIGN "watcher") with github.com/rjeczalik/notify, the only package
+// that imports it, and publishes debounced files.changed events, plus a
+// periodic rescan.
+package watch
 
 import (
 	"context"
@@ -50,8 +54,14 @@ const burstCap = 10
 // rescan of the root: one walk by the hasher beats a huge path list.
 const maxPaths = 10000
 
-// WatcherOptions configure a [Watcher]. A nil *WatcherOptions means defaults.
-type WatcherOptions struct {
+// Inboxes are the subscriptions a [Watcher] reads.
+type Inboxes struct {
+	// Configured carries sources.configured. Required.
+	Configured <-chan *message.Message
+}
+
+// Options configure a [Watcher]. A nil *Options means defaults.
+type Options struct {
 	// Debounce is how long after the last event of a burst the changes of a
 	// root are published. If zero, defaults to [DefaultDebounce].
 	Debounce time.Duration
@@ -94,17 +104,20 @@ type Watcher struct {
 	log       *slog.Logger
 }
 
-// NewWatcher returns a watcher reading [events.SourcesConfigured] messages
-// from configured and publishing [events.FilesChanged] through pub. It
-// panics if configured or pub is nil. opts is copied; nil means defaults.
-// Nothing is watched before [Watcher.Run] handles a configuration.
-func NewWatcher(configured <-chan *message.Message, pub message.Publisher, opts *WatcherOptions) *Watcher {
-	if configured == nil || pub == nil {
-		panic("actors.NewWatcher: nil inbox or publisher")
+// New returns a watcher reading [events.SourcesConfigured] messages from
+// in and publishing [events.FilesChanged] through pub. It panics if the
+// inbox or pub is nil. opts is copied; nil means defaults. Nothing is
+// watched before [Watcher.Run] handles a configuration.
+func New(in Inboxes, pub message.Publisher, opts *Options) *Watcher {
+	if in.Configured == nil || pub == nil {
+		panic("watch.New: nil inbox or publisher")
 	}
-	var o WatcherOptions
+	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Debounce <= 0 {
 		o.Debounce = DefaultDebounce
@@ -113,11 +126,11 @@ func NewWatcher(configured <-chan *message.Message, pub message.Publisher, opts 
 		o.Reconcile = DefaultReconcile
 	}
 	return &Watcher{
-		in:        configured,
+		in:        in.Configured,
 		pub:       pub,
 		debounce:  o.Debounce,
 		reconcile: o.Reconcile,
-		log:       ensureLogger(o.Logger),
+		log:       o.Logger,
 	}
 }
 
@@ -131,7 +144,7 @@ func NewWatcher(configured <-chan *message.Message, pub message.Publisher, opts 
 // later changes under those roots are seen. A root whose source is kept
 // keeps its watch and pending changes.
 //
-// Changes are published, per root, [WatcherOptions.Debounce] after the last
+// Changes are published, per root, [Options.Debounce] after the last
 // event of a burst (at most 10 intervals after its first), as one
 // [events.FilesChanged] with increasing Seq, the ConfigSeq of the
 // configuration and sorted, de-duplicated absolute Paths (a new folder's
