@@ -40,6 +40,8 @@
 //	func New(in Inboxes, pub message.Publisher, opts *Options) *Actor
 //	func (a *Actor) Run(ctx context.Context) error
 //
+// with these rules:
+//
 //   - Inboxes holds the subscriptions the actor reads. Actors do not
 //     subscribe: the wiring ([NewPipeline], or a test) subscribes every
 //     inbox before anything publishes, because the bus is not persistent.

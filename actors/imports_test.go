@@ -42,7 +42,7 @@ var (
 // Third-party packages only one package of this module may import.
 var exclusive = map[string]string{
 	"github.com/modelcontextprotocol/go-sdk": "mcpface",
-	"github.com/rjeczalik/notify":           "actors/watch",
+	"github.com/rjeczalik/notify":            "actors/watch",
 }
 
 // TestImportRules checks the import graph of the module's non-test code
