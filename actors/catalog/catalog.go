@@ -138,110 +138,153 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	if len(ss.Files) > 0 {
 		version = ss.Files[0].Digest
 	}
-	skip := func(reason string) (events.Skill, *events.Diagnostic, bool) {
+	fm, desc, reason := readFrontmatter(ss)
+	if reason != "" {
 		return events.Skill{}, &events.Diagnostic{File: file, Level: events.LevelError, Rule: "ASF-R23", Version: version,
 			Message: fmt.Sprintf("skipped %s: %s", file, reason)}, false
 	}
+	var f findings
+	f.parsing(fm)
+	name, listed := f.name(fm, path.Base(ss.RelDir))
+	f.limits(fm, desc, name, ss.Files)
+	sk = newSkill(src, ss, fm, name, desc, listed)
+	if len(f.texts) > 0 {
+		msg := fmt.Sprintf("%s: %s; served", file, strings.Join(f.texts, "; "))
+		if !listed {
+			msg += "; left out of skills/list"
+		}
+		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(f.rules, ","), Message: msg, Version: version}
+	}
+	return sk, d, true
+}
+
+// readFrontmatter parses the frontmatter of ss's SKILL.md and returns it
+// with the description, or the reason the skill is skipped (ASF-R11,
+// ASF-R23).
+func readFrontmatter(ss events.ScannedSkill) (fm *skill.Frontmatter, desc, reason string) {
 	if len(ss.Files) == 0 {
-		return skip("the manifest is empty")
+		return nil, "", "the manifest is empty"
 	}
 	fm, err := skill.ParseFrontmatter(ss.SkillMD)
 	if err != nil {
-		return skip(err.Error())
+		return nil, "", err.Error()
 	}
 	desc, descIsString, descPresent := fm.Str("description")
 	switch {
 	case !descPresent:
-		return skip("the frontmatter has no description (ASF-R11)")
+		return nil, "", "the frontmatter has no description (ASF-R11)"
 	case !descIsString:
-		return skip("the description is not a string but " + fm.KindOf("description") + " (ASF-R11)")
+		return nil, "", "the description is not a string but " + fm.KindOf("description") + " (ASF-R11)"
 	case strings.TrimSpace(desc) == "":
-		return skip("the description is empty (ASF-R11)")
+		return nil, "", "the description is empty (ASF-R11)"
 	}
+	return fm, desc, ""
+}
 
-	var findings, rules []string
-	note := func(rule, format string, args ...any) {
-		findings = append(findings, fmt.Sprintf(format, args...))
-		if rule != "" && !slices.Contains(rules, rule) {
-			rules = append(rules, rule)
-		}
+// findings collects what is off about a served skill's SKILL.md, and the
+// rule IDs it breaks, for its one warning.
+type findings struct {
+	texts, rules []string
+}
+
+func (f *findings) note(rule, format string, args ...any) {
+	f.texts = append(f.texts, fmt.Sprintf(format, args...))
+	f.rule(rule)
+}
+
+func (f *findings) rule(rule string) {
+	if rule != "" && !slices.Contains(f.rules, rule) {
+		f.rules = append(f.rules, rule)
 	}
+}
+
+// parsing notes how the frontmatter was read: a line-based fallback
+// (BR-01) and keys given more than once (ASF-R27).
+func (f *findings) parsing(fm *skill.Frontmatter) {
 	if fm.Fallback != "" {
-		note("", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.Fallback)
+		f.note("", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.Fallback)
 	}
 	if len(fm.DupKeys) > 0 {
 		quoted := make([]string, len(fm.DupKeys))
 		for i, k := range fm.DupKeys {
 			quoted[i] = strconv.Quote(k)
 		}
-		note("ASF-R27", "frontmatter keys given more than once: %s; the last occurrence of each is used", strings.Join(quoted, ", "))
+		f.note("ASF-R27", "frontmatter keys given more than once: %s; the last occurrence of each is used", strings.Join(quoted, ", "))
 	}
+}
 
-	folder := path.Base(ss.RelDir)
+// name returns the name the skill is served under — its frontmatter name,
+// or its folder name when that one is missing, not a string, empty or not
+// a safe URI path segment — and whether it is listed in skills/list (a
+// valid name, equal to its folder name or only differing from it), noting
+// the naming rules it breaks (ASF-R04..R09).
+func (f *findings) name(fm *skill.Frontmatter, folder string) (name string, listed bool) {
 	rawName, nameIsString, namePresent := fm.Str("name")
-	name := strings.TrimSpace(rawName)
-	listed := false
+	name = strings.TrimSpace(rawName)
 	switch {
 	case !namePresent:
-		name = folder
-		note("ASF-R04", "name is missing; the folder name %q is used", folder)
+		f.note("ASF-R04", "name is missing; the folder name %q is used", folder)
+		return folder, false
 	case !nameIsString:
-		found := fm.KindOf("name")
-		name = folder
-		note("ASF-R04", "name is not a string but %s; the folder name %q is used", found, folder)
+		f.note("ASF-R04", "name is not a string but %s; the folder name %q is used", fm.KindOf("name"), folder)
+		return folder, false
 	case name == "":
-		name = folder
-		note("ASF-R05", "name is empty; the folder name %q is used", folder)
+		f.note("ASF-R05", "name is empty; the folder name %q is used", folder)
+		return folder, false
 	case !skill.SegmentSafe(name):
 		// The name would add, climb or break URI path segments
 		// (skill://src/../../evil, a name inside another skill's path).
-		name = folder
-		note("ASF-R06", "name %q cannot be a URI path segment (it holds / or \\, is . or .., or has control characters); the folder name %q is used", rawName, folder)
-	default:
-		broken, brokenRules := skill.NameProblems(name)
-		if name != folder {
-			broken = append(broken, fmt.Sprintf("differs from its folder name %q (ASF-R09)", folder))
-			brokenRules = append(brokenRules, "ASF-R09")
-		}
-		if rawName != name {
-			broken = append(broken, "has leading or trailing white space")
-		}
-		if len(broken) > 0 {
-			for _, r := range brokenRules {
-				if !slices.Contains(rules, r) {
-					rules = append(rules, r)
-				}
-			}
-			findings = append(findings, fmt.Sprintf("name %q %s", rawName, strings.Join(broken, "; ")))
-		}
-		valid := len(brokenRules) == 0 || len(brokenRules) == 1 && brokenRules[0] == "ASF-R09"
-		listed = valid && rawName == name
+		f.note("ASF-R06", "name %q cannot be a URI path segment (it holds / or \\, is . or .., or has control characters); the folder name %q is used", rawName, folder)
+		return folder, false
 	}
+	broken, brokenRules := skill.NameProblems(name)
+	if name != folder {
+		broken = append(broken, fmt.Sprintf("differs from its folder name %q (ASF-R09)", folder))
+		brokenRules = append(brokenRules, "ASF-R09")
+	}
+	if rawName != name {
+		broken = append(broken, "has leading or trailing white space")
+	}
+	if len(broken) > 0 {
+		for _, r := range brokenRules {
+			f.rule(r)
+		}
+		f.texts = append(f.texts, fmt.Sprintf("name %q %s", rawName, strings.Join(broken, "; ")))
+	}
+	valid := len(brokenRules) == 0 || len(brokenRules) == 1 && brokenRules[0] == "ASF-R09"
+	return name, valid && rawName == name
+}
+
+// limits notes the length and size limits the skill goes over (ASF-R11,
+// ASF-R13, ASF-R14, SEP2640-R43).
+func (f *findings) limits(fm *skill.Frontmatter, desc, name string, files []events.File) {
 	if n := utf8.RuneCountInString(desc); n > maxDescriptionLen {
-		note("ASF-R11", "description is %d characters long, over the %d limit", n, maxDescriptionLen)
+		f.note("ASF-R11", "description is %d characters long, over the %d limit", n, maxDescriptionLen)
 	}
 	if c, isStr, present := fm.Str("compatibility"); present {
 		if !isStr {
-			note("ASF-R13", "compatibility is not a string but %s", fm.KindOf("compatibility"))
+			f.note("ASF-R13", "compatibility is not a string but %s", fm.KindOf("compatibility"))
 		} else if n := utf8.RuneCountInString(c); n > maxCompatibilityLen {
-			note("ASF-R13", "compatibility is %d characters long, over the %d limit", n, maxCompatibilityLen)
+			f.note("ASF-R13", "compatibility is %d characters long, over the %d limit", n, maxCompatibilityLen)
 		}
 	}
 	if bad := fm.NonStringMetadata(); len(bad) > 0 {
-		note("ASF-R14", "metadata values should be strings; not strings: %s", strings.Join(bad, ", "))
+		f.note("ASF-R14", "metadata values should be strings; not strings: %s", strings.Join(bad, ", "))
 	}
 	var total int64
-	for _, f := range ss.Files {
-		total += f.Size
+	for _, file := range files {
+		total += file.Size
 	}
-	if len(ss.Files) > maxSkillFiles || total > maxSkillBytes {
-		note("SEP2640-R43", "skill %s has %d files (limit %d) and %d bytes (limit %d), over the SEP-2640 per-skill limits",
-			name, len(ss.Files), maxSkillFiles, total, maxSkillBytes)
+	if len(files) > maxSkillFiles || total > maxSkillBytes {
+		f.note("SEP2640-R43", "skill %s has %d files (limit %d) and %d bytes (limit %d), over the SEP-2640 per-skill limits",
+			name, len(files), maxSkillFiles, total, maxSkillBytes)
 	}
+}
 
+// newSkill assembles the catalog entry of a served skill.
+func newSkill(src events.Source, ss events.ScannedSkill, fm *skill.Frontmatter, name, desc string, listed bool) events.Skill {
 	skillPath := skill.Path(src.Prefix, ss.RelDir, name)
-
-	sk = events.Skill{
+	sk := events.Skill{
 		QualifiedName:  skill.QualifiedName(skillPath),
 		Name:           name,
 		Description:    strings.TrimSpace(desc),
@@ -264,14 +307,7 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	if v, ok := fm.Boolean("user-invocable"); ok && !v {
 		sk.UserInvocable = false
 	}
-	if len(findings) > 0 {
-		msg := fmt.Sprintf("%s: %s; served", file, strings.Join(findings, "; "))
-		if !listed {
-			msg += "; left out of skills/list"
-		}
-		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(rules, ","), Message: msg, Version: version}
-	}
-	return sk, d, true
+	return sk
 }
 
 // Inboxes are the subscriptions a [Builder] reads.
