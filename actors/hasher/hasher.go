@@ -172,138 +172,181 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 // starts when it ends.
 func (h *Hasher) Run(ctx context.Context) error {
 	runCtx, stopAll := context.WithCancel(ctx)
-	var wg sync.WaitGroup
+	r := &hashRun{
+		h: h, runCtx: runCtx, cfgCtx: runCtx, cancelCfg: func() {},
+		done: make(chan []string), busy: map[string]bool{}, pending: map[string]*rescanJob{},
+		lastChange: map[string]uint64{}, lastSync: map[string]uint64{},
+	}
 	defer func() {
 		stopAll()
-		wg.Wait()
+		r.wg.Wait()
 	}()
-	done := make(chan []string) // root keys of a job that ended
-	var (
-		cfg        events.SourcesConfigured
-		cfgCtx     = runCtx
-		cancelCfg  = func() {}
-		running    int
-		busy       = map[string]bool{}
-		fullDue    bool
-		pending    = map[string]*rescanJob{}
-		lastChange = map[string]uint64{}
-	)
-	start := func(keys []string, job func(context.Context)) {
-		running++
-		for _, k := range keys {
-			busy[k] = true
-		}
-		jctx := cfgCtx
-		wg.Go(func() {
-			job(jctx)
-			select {
-			case done <- keys:
-			case <-runCtx.Done():
-			}
-		})
-	}
-	schedule := func() {
-		if fullDue {
-			if running > 0 {
-				return // a configuration's scans wait for the older ones to stop
-			}
-			fullDue = false
-			var keys []string
-			for _, src := range cfg.Sources {
-				if k := cacheKey(src); k != "" {
-					keys = append(keys, k)
-				}
-			}
-			c := cfg
-			start(keys, func(ctx context.Context) { h.scanAll(ctx, c) })
-			return
-		}
-		for _, k := range slices.Sorted(maps.Keys(pending)) {
-			if busy[k] {
-				continue
-			}
-			job := pending[k]
-			delete(pending, k)
-			start([]string{k}, func(ctx context.Context) { h.rescan(ctx, job) })
-		}
-	}
-	// queue merges one change into the rescan job of its source, when the
-	// source is still configured as ev names it.
-	queue := func(src events.Source, paths []string, whole bool) {
-		i := slices.IndexFunc(cfg.Sources, func(s events.Source) bool {
-			return s.ID == src.ID && s.Kind == src.Kind && s.Root == src.Root
-		})
-		if i < 0 || cacheKey(cfg.Sources[i]) == "" || cfg.Sources[i].Kind == events.SourceBundled {
-			return
-		}
-		k := cacheKey(cfg.Sources[i])
-		job := pending[k]
-		if job == nil {
-			job = &rescanJob{src: cfg.Sources[i], cfgSeq: cfg.Seq, paths: map[string]bool{}}
-			pending[k] = job
-		}
-		job.whole = job.whole || whole
-		for _, p := range paths {
-			job.paths[p] = true
-		}
-		schedule()
-	}
-	lastSync := map[string]uint64{}
 	in, changes, synced := h.in, h.changes, h.synced
 	for in != nil || changes != nil || synced != nil {
 		select {
 		case <-ctx.Done():
 			return nil
-		case keys := <-done:
-			running--
-			for _, k := range keys {
-				delete(busy, k)
-			}
-			schedule()
+		case keys := <-r.done:
+			r.finished(keys)
 		case msg, ok := <-in:
 			if !ok {
 				in = nil
 				continue
 			}
-			ev, ok := events.Receive[events.SourcesConfigured](h.log, msg)
-			if !ok || ev.Seq <= cfg.Seq {
-				continue
+			if ev, ok := events.Receive[events.SourcesConfigured](h.log, msg); ok {
+				r.configure(ev)
 			}
-			cfg = ev
-			cancelCfg()
-			cctx, cancel := context.WithCancel(runCtx) // stopped by stopAll at the latest
-			cfgCtx, cancelCfg = cctx, cancel
-			clear(pending)
-			fullDue = true
-			schedule()
 		case msg, ok := <-changes:
 			if !ok {
 				changes = nil
 				continue
 			}
-			ev, ok := events.Receive[events.FilesChanged](h.log, msg)
-			if !ok || ev.ConfigSeq != cfg.Seq || ev.Seq <= lastChange[ev.Source.ID] {
-				continue
+			if ev, ok := events.Receive[events.FilesChanged](h.log, msg); ok {
+				r.changed(ev)
 			}
-			lastChange[ev.Source.ID] = ev.Seq
-			queue(ev.Source, ev.Paths, ev.Rescan)
 		case msg, ok := <-synced:
 			if !ok {
 				synced = nil
 				continue
 			}
-			ev, ok := events.Receive[events.SourceSynced](h.log, msg)
-			// Seq is per fetcher; two fetchers never share a source ID.
-			if !ok || ev.ConfigSeq != cfg.Seq || ev.Seq <= lastSync[ev.Source.ID] {
-				continue
-			}
-			lastSync[ev.Source.ID] = ev.Seq
-			if len(ev.Paths) > 0 || ev.Rescan {
-				queue(ev.Source, ev.Paths, ev.Rescan)
+			if ev, ok := events.Receive[events.SourceSynced](h.log, msg); ok {
+				r.synced(ev)
 			}
 		}
 	}
 	return nil
+}
+
+// hashRun is the state of one [Hasher.Run]: only Run's goroutine touches
+// it, except wg and done, which the scan goroutines use to report back.
+type hashRun struct {
+	h      *Hasher
+	runCtx context.Context // cancelled when Run returns
+	wg     sync.WaitGroup  // the scan goroutines
+	done   chan []string   // root keys of a job that ended
+
+	cfg        events.SourcesConfigured
+	cfgCtx     context.Context // cancelled when cfg is replaced
+	cancelCfg  context.CancelFunc
+	running    int             // jobs started and not yet ended
+	busy       map[string]bool // root keys a running job scans
+	fullDue    bool            // cfg's full scan waits for older jobs to stop
+	pending    map[string]*rescanJob
+	lastChange map[string]uint64 // the last files.changed Seq per source ID
+	lastSync   map[string]uint64 // the last source.synced Seq per source ID
+}
+
+// configure replaces the configuration with a newer one: every scan still
+// running is cancelled, queued rescans are dropped and a full scan is due.
+func (r *hashRun) configure(ev events.SourcesConfigured) {
+	if ev.Seq <= r.cfg.Seq {
+		return
+	}
+	r.cfg = ev
+	r.cancelCfg()
+	r.cfgCtx, r.cancelCfg = context.WithCancel(r.runCtx) // stopped when Run returns at the latest
+	clear(r.pending)
+	r.fullDue = true
+	r.schedule()
+}
+
+// changed queues the rescan a files.changed for the current configuration
+// asks for.
+func (r *hashRun) changed(ev events.FilesChanged) {
+	if ev.ConfigSeq != r.cfg.Seq || ev.Seq <= r.lastChange[ev.Source.ID] {
+		return
+	}
+	r.lastChange[ev.Source.ID] = ev.Seq
+	r.queue(ev.Source, ev.Paths, ev.Rescan)
+}
+
+// synced queues the rescan a source.synced for the current configuration
+// asks for. Seq is per fetcher; two fetchers never share a source ID.
+func (r *hashRun) synced(ev events.SourceSynced) {
+	if ev.ConfigSeq != r.cfg.Seq || ev.Seq <= r.lastSync[ev.Source.ID] {
+		return
+	}
+	r.lastSync[ev.Source.ID] = ev.Seq
+	if len(ev.Paths) > 0 || ev.Rescan {
+		r.queue(ev.Source, ev.Paths, ev.Rescan)
+	}
+}
+
+// finished records the end of the job that scanned keys and starts what
+// waited for it.
+func (r *hashRun) finished(keys []string) {
+	r.running--
+	for _, k := range keys {
+		delete(r.busy, k)
+	}
+	r.schedule()
+}
+
+// start runs job in a goroutine under the current configuration's context
+// and marks keys busy until it ends.
+func (r *hashRun) start(keys []string, job func(context.Context)) {
+	r.running++
+	for _, k := range keys {
+		r.busy[k] = true
+	}
+	jctx, runCtx, done := r.cfgCtx, r.runCtx, r.done
+	r.wg.Go(func() {
+		job(jctx)
+		select {
+		case done <- keys:
+		case <-runCtx.Done():
+		}
+	})
+}
+
+// schedule starts the full scan of a new configuration once every older
+// job has stopped, else every queued rescan whose root is not busy.
+func (r *hashRun) schedule() {
+	if r.fullDue {
+		if r.running > 0 {
+			return // a configuration's scans wait for the older ones to stop
+		}
+		r.fullDue = false
+		var keys []string
+		for _, src := range r.cfg.Sources {
+			if k := cacheKey(src); k != "" {
+				keys = append(keys, k)
+			}
+		}
+		c := r.cfg
+		r.start(keys, func(ctx context.Context) { r.h.scanAll(ctx, c) })
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.pending)) {
+		if r.busy[k] {
+			continue
+		}
+		job := r.pending[k]
+		delete(r.pending, k)
+		r.start([]string{k}, func(ctx context.Context) { r.h.rescan(ctx, job) })
+	}
+}
+
+// queue merges one change into the rescan job of its source, when the
+// source is still configured as the change names it.
+func (r *hashRun) queue(src events.Source, paths []string, whole bool) {
+	i := slices.IndexFunc(r.cfg.Sources, func(s events.Source) bool {
+		return s.ID == src.ID && s.Kind == src.Kind && s.Root == src.Root
+	})
+	if i < 0 || cacheKey(r.cfg.Sources[i]) == "" || r.cfg.Sources[i].Kind == events.SourceBundled {
+		return
+	}
+	k := cacheKey(r.cfg.Sources[i])
+	job := r.pending[k]
+	if job == nil {
+		job = &rescanJob{src: r.cfg.Sources[i], cfgSeq: r.cfg.Seq, paths: map[string]bool{}}
+		r.pending[k] = job
+	}
+	job.whole = job.whole || whole
+	for _, p := range paths {
+		job.paths[p] = true
+	}
+	r.schedule()
 }
 
 // rescanJob is the merged work of the files.changed messages of one root
