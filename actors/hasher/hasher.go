@@ -510,34 +510,54 @@ func (s *scanner) scanKeep(ctx context.Context, src events.Source, changed []str
 // watcher saw them written.
 func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache, force map[string]bool) (events.SourceScanned, error) {
 	out := events.SourceScanned{Source: src}
-	var w walker
-	var rootKey string
+	w, rootKey, diag, err := s.newWalker(src, dc)
+	if err != nil {
+		return out, err
+	}
+	if w == nil { // nothing to walk
+		if diag != nil {
+			out.Diagnostics = append(out.Diagnostics, *diag)
+		}
+		out.ScannedAt = time.Now()
+		return out, nil
+	}
+	w.ctx = ctx
+	w.discover()
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("scanning source %s: %w", src.Location, err)
+	}
+	wants, order, over := s.wanted(w)
+	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force)
+	if err != nil {
+		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
+	}
+	out.Diagnostics = w.diags
+	m := manifests{w: w, fresh: h.fresh, failed: h.failed, over: over, reported: map[string]bool{}}
+	for _, sk := range w.skills {
+		if ss, ok := m.skill(sk); ok {
+			out.Skills = append(out.Skills, ss)
+		}
+	}
+	out.Diagnostics = append(out.Diagnostics, m.diags...)
+	out.Hashed = h.hashed
+	out.ScannedAt = time.Now()
+	return out, nil
+}
+
+// newWalker prepares the walk of src and names its digest cache. It
+// returns a nil walker when there is nothing to walk: a bundled source
+// without skills, a remote source not synced yet (its fetcher reports), or
+// a local root that is missing or unusable, with diag its one diagnostic.
+// It returns an error for a source kind it does not scan.
+func (s *scanner) newWalker(src events.Source, dc *dirCache) (w *walker, rootKey string, diag *events.Diagnostic, err error) {
+	w = &walker{}
 	switch src.Kind {
 	case events.SourceLocal, events.SourceGitHub, events.SourceWellKnown:
-		rootKey = "local:" + src.Root
 		root := src.Root
-		w.display = func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
-		// The only report of a missing or unusable root: LoadConfig does not
-		// warn about it, so the server logs it once and validate lists it.
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			if src.Kind != events.SourceLocal && errors.Is(err, fs.ErrNotExist) {
-				// A remote source not synced yet: its fetcher reports.
-				out.ScannedAt = time.Now()
-				return out, nil
-			}
-			var msg string
-			switch {
-			case err == nil:
-				msg = "skill directory is not a directory: " + root + "; no skills are served from it"
-			case errors.Is(err, fs.ErrNotExist):
-				msg = "skill directory not found: " + root + "; no skills are served from it"
-			default:
-				msg = fmt.Sprintf("cannot read skill directory %s: %v; no skills are served from it", root, err)
-			}
-			out.Diagnostics = append(out.Diagnostics, events.Diagnostic{File: root, Level: events.LevelWarn, Message: msg})
-			out.ScannedAt = time.Now()
-			return out, nil
+		if diag, ok := rootProblem(src); !ok {
+			return nil, "", diag, nil
 		}
+		w.display = func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
 		w.fsys = os.DirFS(root)
 		w.local = true
 		w.rootReal = root
@@ -549,45 +569,73 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 			w.fsys = dc
 			w.resolve = dc.resolver(w.resolve)
 		}
+		return w, "local:" + root, nil, nil
 	case events.SourceBundled:
-		rootKey = "bundled:"
+		if s.bundled == nil {
+			return nil, "", nil, nil
+		}
 		w.display = func(p string) string { return p }
 		w.fsys = s.bundled
 		w.rootReal = "."
 		w.resolve = func(p string) (string, error) { return filepath.FromSlash(p), nil }
-		if w.fsys == nil {
-			out.ScannedAt = time.Now()
-			return out, nil
-		}
+		return w, "bundled:", nil, nil
+	}
+	return nil, "", nil, fmt.Errorf("scanning source %s: kind %s is not scanned by this release", src.Location, src.Kind)
+}
+
+// rootProblem checks the root folder of a local or remote source; ok is
+// false when it cannot be walked. This is the only report of a missing or
+// unusable root: LoadConfig does not warn about it, so the server logs it
+// once and validate lists it. A remote source not synced yet gets no
+// diagnostic: its fetcher reports.
+func rootProblem(src events.Source) (diag *events.Diagnostic, ok bool) {
+	root := src.Root
+	fi, err := os.Stat(root)
+	if err == nil && fi.IsDir() {
+		return nil, true
+	}
+	if src.Kind != events.SourceLocal && errors.Is(err, fs.ErrNotExist) {
+		return nil, false
+	}
+	var msg string
+	switch {
+	case err == nil:
+		msg = "skill directory is not a directory: " + root + "; no skills are served from it"
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "skill directory not found: " + root + "; no skills are served from it"
 	default:
-		return out, fmt.Errorf("scanning source %s: kind %s is not scanned by this release", src.Location, src.Kind)
+		msg = fmt.Sprintf("cannot read skill directory %s: %v; no skills are served from it", root, err)
 	}
-	w.ctx = ctx
-	w.discover()
-	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("scanning source %s: %w", src.Location, err)
-	}
+	return &events.Diagnostic{File: root, Level: events.LevelWarn, Message: msg}, false
+}
 
-	wants, order, over := s.wanted(&w)
+// hashResult is what [scanner.hashAll] found.
+type hashResult struct {
+	fresh  map[string]cacheEntry // by path in the scan's file system
+	failed map[string]error      // files that could not be read
+	hashed int                   // files read
+}
 
+// hashAll describes every wanted file of fsys, in order: from the digest
+// cache of rootKey when its size and mtime match (and its bytes are there
+// if needed) and force does not name it, else by reading it, s.workers at
+// a time. It then replaces the cache of rootKey with the result. It
+// returns an error only when ctx is done.
+func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool) (hashResult, error) {
 	s.mu.Lock()
 	old := s.cache[rootKey]
 	s.mu.Unlock()
-	var (
-		mu      sync.Mutex
-		fresh   = make(map[string]cacheEntry, len(order))
-		failed  = map[string]error{}
-		hashed  int
-		pending []string
-	)
+	r := hashResult{fresh: make(map[string]cacheEntry, len(order)), failed: map[string]error{}}
+	var pending []string
 	for _, p := range order {
 		x := wants[p]
 		if e, ok := old[p]; ok && !force[p] && e.size == x.info.Size() && e.modTime.Equal(x.info.ModTime()) && (!x.need || e.content != nil) {
-			fresh[p] = e
+			r.fresh[p] = e
 			continue
 		}
 		pending = append(pending, p)
 	}
+	var mu sync.Mutex // guards r
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.workers)
 	for _, p := range pending {
@@ -596,40 +644,29 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			e, err := hashWanted(w.fsys, p, x)
+			e, err := hashWanted(fsys, p, x)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				failed[p] = err
+				r.failed[p] = err
 				return nil
 			}
-			hashed++
+			r.hashed++
 			e.modTime = x.info.ModTime()
-			fresh[p] = e
+			r.fresh[p] = e
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
+		return r, err
 	}
 	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
+		return r, err
 	}
 	s.mu.Lock()
-	s.cache[rootKey] = fresh
+	s.cache[rootKey] = r.fresh
 	s.mu.Unlock()
-
-	out.Diagnostics = w.diags
-	m := manifests{w: &w, fresh: fresh, failed: failed, over: over, reported: map[string]bool{}}
-	for _, sk := range w.skills {
-		if ss, ok := m.skill(sk); ok {
-			out.Skills = append(out.Skills, ss)
-		}
-	}
-	out.Diagnostics = append(out.Diagnostics, m.diags...)
-	out.Hashed = hashed
-	out.ScannedAt = time.Now()
-	return out, nil
+	return r, nil
 }
 
 // want is one file a scan describes.
