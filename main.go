@@ -39,6 +39,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -145,7 +147,7 @@ func serve(ctx context.Context, set actors.Settings, reload func() (actors.Confi
 	pipeline, err := actors.NewPipeline(subCtx, bus, pub, set.Config, &actors.PipelineOptions{
 		Bundled: bundled,
 		Watch:   true,
-		Watcher: actors.WatcherOptions{Reconcile: set.Reconcile},
+		Watcher: watch.Options{Reconcile: set.Reconcile},
 		Logger:  log,
 		Reload:  reload,
 		// Files over the caps are never read, hashed or listed (issue 10 F4).
@@ -327,7 +329,7 @@ func validate(ctx context.Context, set actors.Settings, out io.Writer, log *slog
 		}
 		return errors.New("validate: no skill folder given (pass one or more, or set SKILLS_DIR)")
 	}
-	cat, err := actors.Validate(ctx, cfg, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log,
+	cat, err := actors.Validate(ctx, cfg, &hasher.Options{Bundled: actors.Bundled(), Logger: log,
 		MaxFileSize: set.MaxFileSize, MaxSkillMDSize: set.MaxSkillMDSize})
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ var bundledFiles embed.FS
 
 // Bundled returns the read-only file system of the skills embedded in the
 // binary; its root holds one folder per skill (skilljack-docs/). Pass it as
-// [HasherOptions.Bundled]. It is safe for concurrent use.
+// [hasher.Options.Bundled]. It is safe for concurrent use.
 func Bundled() fs.FS {
 	sub, err := fs.Sub(bundledFiles, "bundled")
 	if err != nil {

@@ -1,30 +1,67 @@
-// Package actors holds the actors of the skilljack pipeline, one per file,
-// and the pure helpers they need:
-//
-//   - [ConfigActor] publishes the configuration [LoadConfig] worked out,
-//     then keeps it current: it watches the config file and applies
-//     config.command messages (config_write.go writes the file);
-//   - [Watcher] watches every local source root (rjeczalik/notify) and
-//     publishes debounced files.changed events, plus a periodic rescan;
-//   - [Hasher] scans local and bundled sources for skill folders and hashes
-//     their files, with a digest cache; on files.changed it rescans only
-//     the folders a change touched, with the same result as a full scan;
-//   - [CatalogBuilder] validates the scanned skills and publishes each new
-//     catalog version ([BuildCatalog] is its pure core), only when something
-//     changed, with a fixed skill set in static mode;
-//   - [Notifier] turns catalog versions into resource update notices,
-//     debounced per URI ([DefaultNotifyDebounce]): the one component that
-//     decides which resources (skill://index.json included) clients hear
-//     changed, and which went with their skill.
-//
-// Actors talk only through the bus of package events: every inbox is
-// subscribed before any actor starts, and the channels are passed in.
-// [NewPipeline] does that wiring for main and the end-to-end tests. Each Run loop
-// owns its actor's state, acks every message exactly once and never nacks.
-// [Validate] runs the scan and build once, without a bus, for the
+// Package actors wires the actors of the skilljack pipeline: [NewPipeline]
+// subscribes every inbox and builds the actors, [Pipeline.Run] runs them,
+// and [Validate] runs the scan and build once, without a bus, for the
 // `skilljack-mcp validate` command. [Bundled] is the file system of the
 // skills embedded in the binary.
 //
-// Loggers passed in are used as they are: the caller scopes them
-// (log.With("actor", "hasher")); nil discards.
+// # Layout
+//
+// Each actor has a package of its own below actors/:
+//
+//   - watch: watches every local source root (rjeczalik/notify, imported
+//     nowhere else) and publishes debounced files.changed events, plus a
+//     periodic rescan;
+//   - hasher: scans sources for skill folders and hashes their files, with
+//     a digest cache; on files.changed it rescans only the folders a change
+//     touched, with the same result as a full scan;
+//   - catalog: validates the scanned skills and publishes each new catalog
+//     version ([catalog.Build] is its pure core), only when something
+//     changed, with a fixed skill set in static mode;
+//   - notifier: turns catalog versions into resource update notices,
+//     debounced per URI ([notifier.DefaultDebounce]): the one component
+//     that decides which resources (skill://index.json included) clients
+//     hear changed, and which went with their skill.
+//
+// actors/skill holds the pure rules several of them share (frontmatter,
+// names, skill paths and URIs, discovery predicates, containment, the one
+// file opener). An actor package imports events, fetch, archive,
+// actors/skill, actors/remote and actors/config's types, never another
+// actor package; imports_test.go checks it. The configuration, the remote
+// fetchers and their cache plumbing still live in this package (config.go,
+// remote.go, wellknown.go, ghpoller.go) until they move to actors/config,
+// actors/remote, actors/remote/wellknown and actors/remote/github.
+//
+// # One actor shape
+//
+// Every actor package follows the same shape:
+//
+//	type Inboxes struct{ Configured, ... <-chan *message.Message }
+//	type Options struct{ Logger *slog.Logger; ... }
+//	func New(in Inboxes, pub message.Publisher, opts *Options) *Actor
+//	func (a *Actor) Run(ctx context.Context) error
+//
+// with these rules:
+//
+//   - Inboxes holds the subscriptions the actor reads. Actors do not
+//     subscribe: the wiring ([NewPipeline], or a test) subscribes every
+//     inbox before anything publishes, because the bus is not persistent.
+//     New panics on a nil required inbox or a nil publisher.
+//   - Options is copied; nil means defaults, a nil Logger discards. The
+//     caller scopes the logger (log.With("actor", "hasher")).
+//   - Run handles messages until ctx is done or every inbox is closed and
+//     then returns nil; an error only for a fault that should stop the
+//     process. It does not return while a goroutine it started is alive.
+//   - The actor's state lives in Run's goroutine (a run struct or locals
+//     that only Run touches); nothing else reads or writes it, and the
+//     actor exposes no method other code calls to change it: a command is
+//     an event on the bus.
+//   - Each message is acked exactly once, promptly, and never nacked. A
+//     loop case is one line with [events.Receive], which decodes and acks;
+//     [events.Handle] is for the rare case that must finish its work before
+//     the ack (the watcher sets its watches before it acks a
+//     configuration).
+//   - Handlers are idempotent and do not assume arrival order: they compare
+//     sequence numbers (Seq, ConfigSeq, Version) before overwriting state.
+//   - Publishing goes through [message.Publisher] and never waits for a
+//     consumer ([events.Bus]).
 package actors

@@ -1,18 +1,11 @@
 package actors
 
 import (
-	"context"
+	"bytes"
 	"log/slog"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
-
-// Rescan runs the incremental rescan [Hasher.Run] does for a files.changed
-// message, without the bus, for benchmarks: changed nil means a full scan
-// that primes the folder cache.
-func (h *Hasher) Rescan(ctx context.Context, src events.Source, changed []string) (events.SourceScanned, error) {
-	return h.sc.scanKeep(ctx, src, changed, false)
-}
 
 // IndexEntry is one entry [ParseIndex] returns: Type "" marks an entry
 // skipped with a usable name.
@@ -59,4 +52,21 @@ func DiffCatalogs(prev, next *events.Catalog) (added, removed, changed []string)
 		}
 	}
 	return added, removed, changed
+}
+
+// sameSkill is the catalog builder's comparison of two versions of a skill
+// (catalog.sameSkill), for [DiffCatalogs].
+func sameSkill(a, b *events.Skill) bool {
+	if a.QualifiedName != b.QualifiedName || a.Name != b.Name || a.Description != b.Description ||
+		a.Listed != b.Listed || a.ModelInvocable != b.ModelInvocable || a.UserInvocable != b.UserInvocable ||
+		a.AssistantOverridden != b.AssistantOverridden || a.UserOverridden != b.UserOverridden ||
+		a.Dir != b.Dir || a.Source != b.Source || !bytes.Equal(a.Frontmatter, b.Frontmatter) || len(a.Files) != len(b.Files) {
+		return false
+	}
+	for i := range a.Files {
+		if a.Files[i].Path != b.Files[i].Path || a.Files[i].Digest != b.Files[i].Digest || a.Files[i].DiskName != b.Files[i].DiskName {
+			return false
+		}
+	}
+	return true
 }

@@ -130,3 +130,7 @@ func decodeCatalog(prev *events.Catalog, m *message.Message) (catalogDiff, error
 	d.Added, d.Removed, d.Changed = actors.DiffCatalogs(prev, ev.Catalog)
 	return d, nil
 }
+
+func localSource(root string) events.Source {
+	return events.Source{ID: "0", Kind: events.SourceLocal, Location: root, Root: root, Prefix: filepath.Base(root)}
+}

@@ -12,6 +12,10 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/notifier"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -21,13 +25,13 @@ type PipelineOptions struct {
 	// Bundled is the file system of the bundled skills ([Bundled]); nil
 	// serves none.
 	Bundled fs.FS
-	// Watch starts the [Watcher], so local sources stay live. Off, the
-	// skills are scanned once per configuration.
+	// Watch starts the watcher ([watch.Watcher]), so local sources stay
+	// live. Off, the skills are scanned once per configuration.
 	Watch bool
 	// Watcher configures the watcher when Watch is set.
-	Watcher WatcherOptions
+	Watcher watch.Options
 	// NotifyDebounce is the notifier's per-URI window; 0 means
-	// [DefaultNotifyDebounce].
+	// [notifier.DefaultDebounce].
 	NotifyDebounce time.Duration
 	// Logger is scoped per actor (log.With("actor", name)); nil discards.
 	Logger *slog.Logger
@@ -47,8 +51,8 @@ type PipelineOptions struct {
 	// [DefaultConfigPoll].
 	ConfigPoll time.Duration
 	// MaxFileSize and MaxSkillMDSize are the hasher's size caps
-	// ([HasherOptions]); 0 means [DefaultMaxFileSize] and
-	// [DefaultMaxSkillMDSize].
+	// ([hasher.Options]); 0 means [hasher.DefaultMaxFileSize] and
+	// [hasher.DefaultMaxSkillMDSize].
 	MaxFileSize, MaxSkillMDSize int64
 }
 
@@ -92,7 +96,7 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	wkIn := inbox(events.TopicSourcesConfigured)
 	ghIn := inbox(events.TopicSourcesConfigured)
 	commands := inbox(events.TopicConfigCommand)
-	catalogIn := CatalogInboxes{
+	catalogIn := catalog.Inboxes{
 		Configured: inbox(events.TopicSourcesConfigured),
 		Scanned:    inbox(events.TopicSourceScanned),
 		Overrides:  inbox(events.TopicOverridesChanged),
@@ -109,13 +113,13 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	if o.Watch {
 		wo := o.Watcher
 		wo.Logger = log.With("actor", "watcher")
-		p.runners = append(p.runners, NewWatcher(watcherIn, pub, &wo))
+		p.runners = append(p.runners, watch.New(watch.Inboxes{Configured: watcherIn}, pub, &wo))
 	}
 	p.runners = append(p.runners,
-		NewHasher(hasherIn, pub, &HasherOptions{Bundled: o.Bundled, Changes: hasherChanges, Synced: hasherSynced, Logger: log.With("actor", "hasher"),
-			MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize}),
-		NewCatalogBuilder(catalogIn, pub, log.With("actor", "catalog")),
-		NewNotifierWithOptions(notifierIn, pub, &NotifierOptions{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
+		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced}, pub,
+			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize}),
+		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog")}),
+		notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)
 	p.WellKnown = NewWellKnownFetcher(wkIn, pub, &WellKnownOptions{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")})
 	p.GitHub = NewGitHubPoller(ghIn, pub, &GitHubPollerOptions{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")})

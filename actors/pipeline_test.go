@@ -12,6 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/notifier"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -41,7 +44,7 @@ func TestPipeline(t *testing.T) {
 			return ch
 		}
 		hasherIn := sub(events.TopicSourcesConfigured)
-		in := actors.CatalogInboxes{
+		in := catalog.Inboxes{
 			Configured: sub(events.TopicSourcesConfigured),
 			Scanned:    sub(events.TopicSourceScanned),
 			Overrides:  sub(events.TopicOverridesChanged),
@@ -51,9 +54,9 @@ func TestPipeline(t *testing.T) {
 
 		runners := []interface{ Run(context.Context) error }{
 			actors.NewConfigActor(cfg, bus, log),
-			actors.NewHasher(hasherIn, bus, &actors.HasherOptions{Bundled: actors.Bundled(), Logger: log}),
-			actors.NewCatalogBuilder(in, bus, log),
-			actors.NewNotifier(notifierIn, bus, log),
+			hasher.New(hasher.Inboxes{Configured: hasherIn}, bus, &hasher.Options{Bundled: actors.Bundled(), Logger: log}),
+			catalog.New(in, bus, &catalog.Options{Logger: log}),
+			notifier.New(notifier.Inboxes{Catalog: notifierIn}, bus, &notifier.Options{Logger: log}),
 		}
 		var wg sync.WaitGroup
 		errs := make(chan error, len(runners))
@@ -103,87 +106,6 @@ func TestPipeline(t *testing.T) {
 	})
 }
 
-// TestCatalogBuilderOrdering feeds events out of order and stale, and
-// checks versions, readiness, and that each diagnostic is logged once.
-func TestCatalogBuilderOrdering(t *testing.T) {
-	root := "/r/skills"
-	src := events.Source{ID: "0", Kind: events.SourceLocal, Root: root, Prefix: "skills"}
-	remote := events.Source{ID: "1", Kind: events.SourceGitHub, Location: "github.com/a/b", Root: "/cache/a/b", Prefix: "a-b"}
-	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{src, remote, bundledSource()}}
-	scan := func(seq uint64, s events.Source, skills ...events.ScannedSkill) events.SourceScanned {
-		return events.SourceScanned{Seq: seq, ConfigSeq: 1, Source: s, Skills: skills}
-	}
-	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		cfgIn, scanIn, ovIn := make(chan *message.Message), make(chan *message.Message), make(chan *message.Message)
-		pub := newRecordingPublisher()
-		log, logs := captureLogger()
-		b := actors.NewCatalogBuilder(actors.CatalogInboxes{Configured: cfgIn, Scanned: scanIn, Overrides: ovIn}, pub, log)
-		done := make(chan error)
-		go func() { done <- b.Run(ctx) }()
-
-		// A scan before its configuration is kept; nothing is built yet.
-		scanIn <- encode(t, scan(2, src, scanned("a", skillMD("a", "new")), scanned("bad", "no frontmatter")))
-		cfgIn <- encode(t, cfg)
-		synctest.Wait()
-		if n := len(pub.all()); n != 0 {
-			t.Fatalf("published %d catalogs before the bundled scan, want 0", n)
-		}
-		// A stale scan of the same source is dropped.
-		scanIn <- encode(t, scan(1, src, scanned("a", skillMD("a", "old"))))
-		scanIn <- encode(t, scan(3, bundledSource()))
-		synctest.Wait()
-		if n := len(pub.all()); n != 0 {
-			t.Fatalf("published %d catalogs before the remote source's cache scan, want 0", n)
-		}
-		scanIn <- encode(t, scan(4, remote))
-		synctest.Wait()
-		// Every scan is in, but the first catalog waits for the overrides.
-		if n := len(pub.all()); n != 0 {
-			t.Fatalf("published %d catalogs before the overrides arrived, want 0", n)
-		}
-		ovIn <- encode(t, events.OverridesChanged{Seq: 1})
-		synctest.Wait()
-		msgs := pub.all()
-		if len(msgs) != 1 {
-			t.Fatalf("published %d catalogs, want 1", len(msgs))
-		}
-		ev, err := decodeCatalog(nil, msgs[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Catalog.Version != 1 || len(ev.Catalog.Skills) != 1 || ev.Catalog.Skills[0].Description != "new" {
-			t.Errorf("catalog = v%d %+v, want v1 with the newest scan", ev.Catalog.Version, ev.Catalog.Skills)
-		}
-
-		// A stale configuration changes nothing; overrides rebuild.
-		cfgIn <- encode(t, events.SourcesConfigured{Seq: 0})
-		f := false
-		ovIn <- encode(t, events.OverridesChanged{Seq: 2, Overrides: map[string]events.Override{"skills__a": {Assistant: &f}}})
-		ovIn <- encode(t, events.OverridesChanged{Seq: 2})
-		synctest.Wait()
-		msgs = pub.all()
-		if len(msgs) != 2 {
-			t.Fatalf("published %d catalogs, want 2", len(msgs))
-		}
-		ev, err = decodeCatalog(ev.Catalog, msgs[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Catalog.Version != 2 || ev.Catalog.Skills[0].ModelInvocable || !cmp.Equal(ev.Changed, []string{"skill://skills/a/SKILL.md"}) {
-			t.Errorf("second catalog = v%d changed %v model %v; want v2, a changed, not model-invocable",
-				ev.Catalog.Version, ev.Changed, ev.Catalog.Skills[0].ModelInvocable)
-		}
-		if n := strings.Count(logs.String(), "skipped /r/skills/bad/SKILL.md"); n != 1 {
-			t.Errorf("skip line logged %d times over two versions, want 1:\n%s", n, logs)
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v, want nil", err)
-		}
-	})
-}
-
 // TestActorsStopOnCancel checks that every Run returns nil promptly after
 // its context is cancelled, also while idle.
 func TestActorsStopOnCancel(t *testing.T) {
@@ -193,9 +115,9 @@ func TestActorsStopOnCancel(t *testing.T) {
 		ch := func() chan *message.Message { return make(chan *message.Message) }
 		runners := map[string]interface{ Run(context.Context) error }{
 			"config":   actors.NewConfigActor(actors.Config{Sources: []events.Source{bundledSource()}}, pub, nil),
-			"hasher":   actors.NewHasher(ch(), pub, nil),
-			"catalog":  actors.NewCatalogBuilder(actors.CatalogInboxes{Configured: ch(), Scanned: ch(), Overrides: ch()}, pub, nil),
-			"notifier": actors.NewNotifier(ch(), pub, nil),
+			"hasher":   hasher.New(hasher.Inboxes{Configured: ch()}, pub, nil),
+			"catalog":  catalog.New(catalog.Inboxes{Configured: ch(), Scanned: ch(), Overrides: ch()}, pub, nil),
+			"notifier": notifier.New(notifier.Inboxes{Catalog: ch()}, pub, nil),
 		}
 		returned := make(chan string, len(runners))
 		for name, r := range runners {
@@ -214,54 +136,6 @@ func TestActorsStopOnCancel(t *testing.T) {
 		synctest.Wait()
 		if len(returned) != len(runners) {
 			t.Errorf("%d of %d actors returned after cancel", len(returned), len(runners))
-		}
-	})
-}
-
-// TestHasherRunPublishes checks the hasher actor: one scan per served
-// source, increasing Seq, ConfigSeq set, remote sources skipped.
-func TestHasherRunPublishes(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD("a", "d")})
-	cfg := events.SourcesConfigured{Seq: 4, Sources: []events.Source{
-		localSource(root),
-		{ID: "1", Kind: events.SourceWellKnown, Location: "https://example.com", Root: filepath.Join(root, "..", "unsynced-cache")},
-		bundledSource(),
-	}}
-	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		in := make(chan *message.Message)
-		pub := newRecordingPublisher()
-		h := actors.NewHasher(in, pub, &actors.HasherOptions{Bundled: actors.Bundled()})
-		done := make(chan error)
-		go func() { done <- h.Run(ctx) }()
-		in <- encode(t, cfg)
-		in <- encode(t, events.SourcesConfigured{Seq: 2, Sources: cfg.Sources}) // stale: ignored
-		for range 3 {
-			<-pub.ch
-		}
-		synctest.Wait()
-		type row struct {
-			Seq, ConfigSeq uint64
-			ID             string
-			Skills, Hashed int
-		}
-		var got []row
-		for _, m := range pub.all() {
-			ev, err := events.Decode[events.SourceScanned](m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, row{ev.Seq, ev.ConfigSeq, ev.Source.ID, len(ev.Skills), ev.Hashed})
-		}
-		// The publisher's cache is not synced yet: scanned, empty.
-		want := []row{{1, 4, "0", 1, 1}, {2, 4, "1", 0, 0}, {3, 4, "bundled", 1, 1}}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("scans mismatch (-want +got):\n%s", diff)
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v, want nil", err)
 		}
 	})
 }
@@ -286,7 +160,7 @@ func TestPipelineLiveRefresh(t *testing.T) {
 		}
 		hasherIn := sub(events.TopicSourcesConfigured)
 		hasherChanges := sub(events.TopicFilesChanged)
-		in := actors.CatalogInboxes{
+		in := catalog.Inboxes{
 			Configured: sub(events.TopicSourcesConfigured),
 			Scanned:    sub(events.TopicSourceScanned),
 			Overrides:  sub(events.TopicOverridesChanged),
@@ -296,9 +170,9 @@ func TestPipelineLiveRefresh(t *testing.T) {
 		updates := sub(events.TopicResourcesUpdated)
 		runners := []interface{ Run(context.Context) error }{
 			actors.NewConfigActor(actors.Config{Sources: []events.Source{src}}, bus, nil),
-			actors.NewHasher(hasherIn, bus, &actors.HasherOptions{Changes: hasherChanges}),
-			actors.NewCatalogBuilder(in, bus, nil),
-			actors.NewNotifier(notifierIn, bus, nil),
+			hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges}, bus, nil),
+			catalog.New(in, bus, nil),
+			notifier.New(notifier.Inboxes{Catalog: notifierIn}, bus, nil),
 		}
 		var wg sync.WaitGroup
 		for _, r := range runners {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -15,12 +17,11 @@ import (
 // cached copy yet adds one warning. opts may be nil; its Logger receives the
 // scan's log lines. It blocks until done and returns an error only when ctx
 // is done.
-func Validate(ctx context.Context, cfg Config, opts *HasherOptions) (*events.Catalog, error) {
-	sc := newScanner(opts)
+func Validate(ctx context.Context, cfg Config, opts *hasher.Options) (*events.Catalog, error) {
 	scans := map[string]events.SourceScanned{}
 	var remote []events.Diagnostic
 	for _, src := range cfg.Sources {
-		scan, err := sc.scan(ctx, src)
+		scan, err := hasher.Scan(ctx, src, opts)
 		if err != nil {
 			return nil, fmt.Errorf("validating sources: %w", err)
 		}
@@ -32,7 +33,7 @@ func Validate(ctx context.Context, cfg Config, opts *HasherOptions) (*events.Cat
 			}
 		}
 	}
-	cat := BuildCatalog(1, events.SourcesConfigured{Seq: 1, Sources: cfg.Sources, Static: cfg.Static}, scans, cfg.Overrides)
+	cat := catalog.Build(1, events.SourcesConfigured{Seq: 1, Sources: cfg.Sources, Static: cfg.Static}, scans, cfg.Overrides)
 	if len(remote) > 0 {
 		cat = events.NewCatalog(cat.Version, cat.Static, cat.Skills, append(remote, cat.Diagnostics...))
 	}

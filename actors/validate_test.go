@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -26,7 +27,7 @@ func TestValidate(t *testing.T) {
 		{ID: "1", Kind: events.SourceGitHub, Location: "github.com/a/b", Root: filepath.Join(root, "..", "cache", "a", "b"), Prefix: "a-b"},
 		bundledSource(),
 	}}
-	cat, err := actors.Validate(t.Context(), cfg, &actors.HasherOptions{Bundled: actors.Bundled()})
+	cat, err := actors.Validate(t.Context(), cfg, &hasher.Options{Bundled: actors.Bundled()})
 	if err != nil {
 		t.Fatal(err)
 	}

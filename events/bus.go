@@ -309,3 +309,18 @@ func Handle(log *slog.Logger, msg *message.Message, fn func(*message.Message) er
 	}
 	return err
 }
+
+// Receive decodes msg as a T and acks it exactly once ([Handle]): ok is
+// false, and the failure logged, when msg is not a T. It lets an actor's
+// loop case be one line:
+//
+//	case msg := <-in:
+//		if ev, ok := events.Receive[events.SourcesConfigured](log, msg); ok && ev.Seq > r.cfg.Seq { ... }
+func Receive[T any](log *slog.Logger, msg *message.Message) (ev T, ok bool) {
+	err := Handle(log, msg, func(m *message.Message) error {
+		var err error
+		ev, err = Decode[T](m)
+		return err
+	})
+	return ev, err == nil
+}

@@ -1,6 +1,9 @@
 package events
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // SourceKind says where the skills of a [Source] come from.
 type SourceKind string
@@ -64,6 +67,11 @@ type SourcesConfigured struct {
 	// configuration: every hop of a publisher fetch must be on one. Nil
 	// from a producer that does not set it: the fetcher keeps its own.
 	AllowedOrigins []string `json:"allowed_origins,omitempty"`
+}
+
+// Has reports whether c configures a source of kind k.
+func (c SourcesConfigured) Has(k SourceKind) bool {
+	return slices.ContainsFunc(c.Sources, func(s Source) bool { return s.Kind == k })
 }
 
 // Override is a user's choice about one skill's invocation flags, keyed by

@@ -95,7 +95,7 @@ func refusePath(p string) string {
 		return "load SKILL.md with load-skill"
 	}
 	for _, seg := range strings.Split(p, "/") {
-		if strings.HasPrefix(seg, ".") {
+		if skill.Hidden(seg) {
 			return "hidden files and relative segments such as .. are not served"
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -84,7 +86,7 @@ func BenchmarkSkillsListWalk(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cat, err := actors.Validate(b.Context(), cfg, &actors.HasherOptions{Bundled: actors.Bundled()})
+	cat, err := actors.Validate(b.Context(), cfg, &hasher.Options{Bundled: actors.Bundled()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func BenchmarkEditToNotification(b *testing.B) {
 	}
 	file := filepath.Join(root, "s00", "notes.md")
 	writeFile(b, file, "v0\n")
-	st := startStack(b, &actors.PipelineOptions{Watch: true, Watcher: actors.WatcherOptions{Reconcile: -1}}, root)
+	st := startStack(b, &actors.PipelineOptions{Watch: true, Watcher: watch.Options{Reconcile: -1}}, root)
 	defer st.stop(b)
 	n := newNotes()
 	cs, _ := st.connectNotes(b, n)

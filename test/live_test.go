@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 )
 
 // Live skills: the real binary with its real watcher, files changed under
@@ -401,7 +402,7 @@ func TestReadDuringRescanWaitsForCatalog(t *testing.T) {
 	writeFile(t, filepath.Join(root, "s", "SKILL.md"), skillBody("s", "Version one."))
 	writeFile(t, filepath.Join(root, "s", "f.md"), "v1\n")
 	st := startStack(t, &actors.PipelineOptions{Watch: true,
-		Watcher: actors.WatcherOptions{Debounce: 300 * time.Millisecond, Reconcile: -1}}, root)
+		Watcher: watch.Options{Debounce: 300 * time.Millisecond, Reconcile: -1}}, root)
 	defer st.stop(t)
 	s := st.connectServer(t, legacyVersion, newNotes(), &syncBuffer{})
 	if b, _, err := s.readBytes("skill://lib/s/f.md"); err != nil || string(b) != "v1\n" {

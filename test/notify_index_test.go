@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/notifier"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -67,7 +67,7 @@ func TestIndexNotifiedWhenItsBodyChanges(t *testing.T) {
 		fc, fu := sub(events.TopicCatalogChanged), sub(events.TopicResourcesUpdated)
 		facade := mcpface.New(nil)
 		var g errgroup.Group
-		g.Go(func() error { return actors.NewNotifier(notifierIn, bus, nil).Run(ctx) })
+		g.Go(func() error { return notifier.New(notifier.Inboxes{Catalog: notifierIn}, bus, nil).Run(ctx) })
 		g.Go(func() error { return facade.Run(ctx, fc, fu) })
 		defer func() {
 			cancel()

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 )
 
 // raceDuration bounds each run of TestRaceSkillFolderSwap: long enough for
@@ -128,7 +129,7 @@ func (fx *raceFixture) swapFile(file, target, body string, pause func()) {
 func raceSkillFolderSwap(t *testing.T, reconcile time.Duration) {
 	fx := newRaceFixture(t)
 	st := startStack(t, &actors.PipelineOptions{Watch: true,
-		Watcher: actors.WatcherOptions{Debounce: 5 * time.Millisecond, Reconcile: reconcile}}, fx.root)
+		Watcher: watch.Options{Debounce: 5 * time.Millisecond, Reconcile: reconcile}}, fx.root)
 	defer st.stop(t)
 	first := st.connectServer(t, legacyVersion, newNotes(), &syncBuffer{})
 	if e := first.entry("skill://lib/race/SKILL.md"); e == nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/catalog"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -97,7 +97,7 @@ func replayTrace(t *testing.T, traceFile string) []skillEntry {
 		}
 		return ch
 	}
-	in := actors.CatalogInboxes{
+	in := catalog.Inboxes{
 		Configured: sub(events.TopicSourcesConfigured),
 		Scanned:    sub(events.TopicSourceScanned),
 		Overrides:  sub(events.TopicOverridesChanged),
@@ -105,7 +105,7 @@ func replayTrace(t *testing.T, traceFile string) []skillEntry {
 	facade := mcpface.New(&mcpface.Options{Tools: "always"})
 	fc, fu := sub(events.TopicCatalogChanged), sub(events.TopicResourcesUpdated)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return actors.NewCatalogBuilder(in, bus, nil).Run(gctx) })
+	g.Go(func() error { return catalog.New(in, bus, nil).Run(gctx) })
 	g.Go(func() error { return facade.Run(gctx, fc, fu) })
 	defer func() {
 		cancel()

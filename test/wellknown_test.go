@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 )
 
 const wkPath = "/.well-known/agent-skills/"
@@ -649,7 +650,7 @@ func TestWellKnownCacheChangedOnDisk(t *testing.T) {
 	w := startWKWith(t, pubClient(5*time.Second, pub), map[string]string{"WELL_KNOWN_ALLOWED_ORIGINS": pub.origin()}, legacyVersion,
 		func(o *actors.PipelineOptions) {
 			o.Watch = true
-			o.Watcher = actors.WatcherOptions{Debounce: 20 * time.Millisecond, Reconcile: -1}
+			o.Watcher = watch.Options{Debounce: 20 * time.Millisecond, Reconcile: -1}
 		}, pub.origin())
 	if ev := w.next(t); ev.Synced == nil || len(ev.Synced.Synced) != 2 {
 		t.Fatalf("first sync = %+v / %+v", ev.Synced, ev.Failed)

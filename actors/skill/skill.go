@@ -1,6 +1,13 @@
-// Package skill holds the containment rules every reader of a skill folder
-// follows, the hasher and the MCP facade alike (DESIGN "one authority per
-// decision"). A skill folder is the folder discovery found, recorded by its
+// Package skill holds the pure rules about skills that several components
+// share (DESIGN "one authority per decision"): the SKILL.md frontmatter
+// ([ParseFrontmatter]), the naming rules ([SegmentSafe], [NameProblems]),
+// skill paths, qualified names and URIs ([Path], [QualifiedName], [URI]),
+// the discovery predicates the hasher, the watcher and the MCP facade all
+// follow ([FindMD], [HoldsMD], [Containers], [Excluded], [Hidden],
+// [Noisy]), content sniffing ([Describe]) and the containment rules every
+// reader of a skill folder follows, the hasher and the facade alike.
+//
+// A skill folder is the folder discovery found, recorded by its
 // real path and its identity ([events.FolderID]); a read opens an [os.Root]
 // on that path and refuses it when it is no longer that folder
 // ([OpenDir]). Below it a file is read only when no component of its path

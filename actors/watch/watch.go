@@ -1,4 +1,8 @@
-package actors
+// Package watch is the actor that watches every local source root
+// (DESIGN "watcher") with github.com/rjeczalik/notify, the only package
+// that imports it, and publishes debounced files.changed events, plus a
+// periodic rescan.
+package watch
 
 import (
 	"context"
@@ -15,6 +19,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/rjeczalik/notify"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -49,8 +54,14 @@ const burstCap = 10
 // rescan of the root: one walk by the hasher beats a huge path list.
 const maxPaths = 10000
 
-// WatcherOptions configure a [Watcher]. A nil *WatcherOptions means defaults.
-type WatcherOptions struct {
+// Inboxes are the subscriptions a [Watcher] reads.
+type Inboxes struct {
+	// Configured carries sources.configured. Required.
+	Configured <-chan *message.Message
+}
+
+// Options configure a [Watcher]. A nil *Options means defaults.
+type Options struct {
 	// Debounce is how long after the last event of a burst the changes of a
 	// root are published. If zero, defaults to [DefaultDebounce].
 	Debounce time.Duration
@@ -93,17 +104,20 @@ type Watcher struct {
 	log       *slog.Logger
 }
 
-// NewWatcher returns a watcher reading [events.SourcesConfigured] messages
-// from configured and publishing [events.FilesChanged] through pub. It
-// panics if configured or pub is nil. opts is copied; nil means defaults.
-// Nothing is watched before [Watcher.Run] handles a configuration.
-func NewWatcher(configured <-chan *message.Message, pub message.Publisher, opts *WatcherOptions) *Watcher {
-	if configured == nil || pub == nil {
-		panic("actors.NewWatcher: nil inbox or publisher")
+// New returns a watcher reading [events.SourcesConfigured] messages from
+// in and publishing [events.FilesChanged] through pub. It panics if the
+// inbox or pub is nil. opts is copied; nil means defaults. Nothing is
+// watched before [Watcher.Run] handles a configuration.
+func New(in Inboxes, pub message.Publisher, opts *Options) *Watcher {
+	if in.Configured == nil || pub == nil {
+		panic("watch.New: nil inbox or publisher")
 	}
-	var o WatcherOptions
+	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Debounce <= 0 {
 		o.Debounce = DefaultDebounce
@@ -112,11 +126,11 @@ func NewWatcher(configured <-chan *message.Message, pub message.Publisher, opts 
 		o.Reconcile = DefaultReconcile
 	}
 	return &Watcher{
-		in:        configured,
+		in:        in.Configured,
 		pub:       pub,
 		debounce:  o.Debounce,
 		reconcile: o.Reconcile,
-		log:       ensureLogger(o.Logger),
+		log:       o.Logger,
 	}
 }
 
@@ -130,7 +144,7 @@ func NewWatcher(configured <-chan *message.Message, pub message.Publisher, opts 
 // later changes under those roots are seen. A root whose source is kept
 // keeps its watch and pending changes.
 //
-// Changes are published, per root, [WatcherOptions.Debounce] after the last
+// Changes are published, per root, [Options.Debounce] after the last
 // event of a burst (at most 10 intervals after its first), as one
 // [events.FilesChanged] with increasing Seq, the ConfigSeq of the
 // configuration and sorted, de-duplicated absolute Paths (a new folder's
@@ -464,7 +478,11 @@ func (r *watchRun) watchPathLinks(rw *rootWatch, dir string) {
 // links to skill folders the hasher follows (DESIGN: D/skills and
 // D/.claude/skills count as D itself).
 func linkContainers() []string {
-	return []string{"", "skills", filepath.Join(".claude", "skills")}
+	out := []string{""}
+	for _, c := range skill.Containers() {
+		out = append(out, filepath.FromSlash(c))
+	}
+	return out
 }
 
 // watchLinks adds a recursive watch of the target of every symbolic link to
@@ -510,7 +528,7 @@ func (r *watchRun) watchLink(rw *rootWatch, link string) {
 		return
 	}
 	target, err := filepath.EvalSymlinks(link)
-	if err != nil || reg.links[link] == target || !holdsSkillMD(target) {
+	if err != nil || reg.links[link] == target || !skill.HoldsMD(target) {
 		return
 	}
 	if err := notify.Watch(target+"/...", reg.ch, notify.All); err != nil {
@@ -519,16 +537,6 @@ func (r *watchRun) watchLink(rw *rootWatch, link string) {
 		return
 	}
 	reg.links[link] = target
-}
-
-// holdsSkillMD reports whether dir holds a SKILL.md or skill.md file.
-func holdsSkillMD(dir string) bool {
-	for _, n := range []string{"SKILL.md", "skill.md"} {
-		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
 }
 
 // start makes reg the registration of rw and starts its drain goroutine.
@@ -726,7 +734,7 @@ func relDir(root, p string) string {
 func skippedPath(root, p string) bool {
 	rel := strings.TrimPrefix(p, root+string(filepath.Separator))
 	for _, seg := range strings.Split(rel, string(filepath.Separator)) {
-		if seg == ".git" || seg == "node_modules" {
+		if skill.Noisy(seg) {
 			return true
 		}
 	}

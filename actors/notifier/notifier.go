@@ -1,4 +1,8 @@
-package actors
+// Package notifier is the actor that turns catalog versions into resource
+// update notices (DESIGN "notifier"): the one component that decides which
+// resources (skill://index.json included) clients hear changed, and which
+// went with their skill.
+package notifier
 
 import (
 	"context"
@@ -12,20 +16,25 @@ import (
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
-// DefaultNotifyDebounce is how long the notifier holds a resource URI's
+// DefaultDebounce is how long the notifier holds a resource URI's
 // update before sending it. Saving a file is often several writes (an
 // editor's temp file and rename, a formatter run on save) that the
 // watcher's 500 ms window can split over two catalog versions; 100 ms
 // merges those into one notice per URI, so a subscriber re-reads once,
 // while staying well under the delay a person notices after saving.
-const DefaultNotifyDebounce = 100 * time.Millisecond
+const DefaultDebounce = 100 * time.Millisecond
 
-// NotifierOptions configure a [Notifier]. A nil *NotifierOptions means
-// defaults.
-type NotifierOptions struct {
+// Inboxes are the subscriptions a [Notifier] reads.
+type Inboxes struct {
+	// Catalog carries catalog.changed. Required.
+	Catalog <-chan *message.Message
+}
+
+// Options configure a [Notifier]. A nil *Options means defaults.
+type Options struct {
 	// Debounce is how long an update of one URI is held: changes of that
 	// URI within the window are sent once, at its end. If zero, defaults to
-	// [DefaultNotifyDebounce].
+	// [DefaultDebounce].
 	Debounce time.Duration
 	// Logger receives the notifier's log lines. If nil, they are discarded.
 	Logger *slog.Logger
@@ -57,27 +66,23 @@ type pendingUpdate struct {
 	skill string
 }
 
-// NewNotifier returns a notifier reading catalog.changed messages from
-// changed and publishing through pub, with the default debounce. It panics
-// if changed or pub is nil; a nil log discards.
-func NewNotifier(changed <-chan *message.Message, pub message.Publisher, log *slog.Logger) *Notifier {
-	return NewNotifierWithOptions(changed, pub, &NotifierOptions{Logger: log})
-}
-
-// NewNotifierWithOptions is [NewNotifier] with options; opts is copied and
-// nil means defaults. It panics if changed or pub is nil.
-func NewNotifierWithOptions(changed <-chan *message.Message, pub message.Publisher, opts *NotifierOptions) *Notifier {
-	if changed == nil || pub == nil {
-		panic("actors.NewNotifier: nil inbox or publisher")
+// New returns a notifier reading in and publishing through pub; opts is
+// copied and nil means defaults. It panics if the inbox or pub is nil.
+func New(in Inboxes, pub message.Publisher, opts *Options) *Notifier {
+	if in.Catalog == nil || pub == nil {
+		panic("notifier.New: nil inbox or publisher")
 	}
-	var o NotifierOptions
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.Debounce <= 0 {
-		o.Debounce = DefaultNotifyDebounce
+		o.Debounce = DefaultDebounce
 	}
-	return &Notifier{in: changed, pub: pub, log: ensureLogger(o.Logger), debounce: o.Debounce}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Notifier{in: in.Catalog, pub: pub, log: o.Logger, debounce: o.Debounce}
 }
 
 // Run handles catalog.changed messages until ctx is done or the inbox is

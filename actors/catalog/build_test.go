@@ -1,4 +1,4 @@
-package actors_test
+package catalog_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/catalog"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -26,7 +26,7 @@ func buildOne(t *testing.T, ss ...events.ScannedSkill) *events.Catalog {
 	t.Helper()
 	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{localSrc}}
 	scans := map[string]events.SourceScanned{"0": {Source: localSrc, Skills: ss}}
-	return actors.BuildCatalog(1, cfg, scans, nil)
+	return catalog.Build(1, cfg, scans, nil)
 }
 
 func compactJSON(t *testing.T, raw []byte) string {
@@ -359,7 +359,7 @@ func TestBuildCatalogSourcesAndDuplicates(t *testing.T) {
 		"bundled": {Source: bundled, Skills: []events.ScannedSkill{docs}},
 	}
 	overrides := map[string]events.Override{"skills__hello": {Assistant: &f}}
-	cat := actors.BuildCatalog(7, cfg, scans, overrides)
+	cat := catalog.Build(7, cfg, scans, overrides)
 
 	type row struct {
 		QN, URI, Desc             string
@@ -432,7 +432,7 @@ func TestBuildCatalogMisnamedSibling(t *testing.T) {
 	other := scanned("one", skillMD("one", "second source"))
 	other.Dir = "/o/skills/one"
 	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{localSrc, second}}
-	cat = actors.BuildCatalog(1, cfg, map[string]events.SourceScanned{
+	cat = catalog.Build(1, cfg, map[string]events.SourceScanned{
 		"0": {Source: localSrc, Skills: []events.ScannedSkill{impostor}},
 		"1": {Source: second, Skills: []events.ScannedSkill{other}},
 	}, nil)

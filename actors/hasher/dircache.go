@@ -1,4 +1,4 @@
-package actors
+package hasher
 
 import (
 	"io/fs"

@@ -1,4 +1,4 @@
-package actors
+package skill
 
 import (
 	"bytes"
@@ -26,33 +26,33 @@ var (
 	errEmptyFallbacks = errors.New("invalid YAML in frontmatter and no top-level key: value line")
 )
 
-// frontmatter is the parsed YAML header of a SKILL.md.
-type frontmatter struct {
+// Frontmatter is the parsed YAML header of a SKILL.md.
+type Frontmatter struct {
 	// root is the mapping node; in a line-based reading it holds only
 	// !!str scalars.
 	root *yaml.Node
-	// json is root rendered verbatim as a JSON object (SEP2640-R28).
-	json json.RawMessage
-	// fallback is non-empty when strict parsing failed and the line-based
+	// JSON is the mapping rendered verbatim as a JSON object (SEP2640-R28).
+	JSON json.RawMessage
+	// Fallback is non-empty when strict parsing failed and the line-based
 	// reading was used (BR-01); it holds the parser's message.
-	fallback string
-	// dupKeys are the top-level keys given more than once, in file order.
-	// root and json keep only the last occurrence of each (ASF-R27).
-	dupKeys []string
+	Fallback string
+	// DupKeys are the top-level keys given more than once, in file order.
+	// The mapping and JSON keep only the last occurrence of each (ASF-R27).
+	DupKeys []string
 }
 
-// parseFrontmatter reads the frontmatter of a SKILL.md's raw bytes. One
+// ParseFrontmatter reads the frontmatter of a SKILL.md's raw bytes. One
 // leading UTF-8 BOM is skipped (BR-02); the opening line is `---` with
 // optional trailing blanks (CRLF tolerated, ASF-R03) and the header ends at
 // the first later line that is `---` plus optional white space. The YAML is
 // decoded strictly into a node (types kept: `name: 123` is an int); when that
 // fails, top-level `key: value` lines are read as strings instead (BR-01)
-// and fallback reports why. A top-level key given more than once keeps only
-// its last occurrence, in root and json alike, and is listed in dupKeys.
+// and Fallback reports why. A top-level key given more than once keeps only
+// its last occurrence, in the mapping and JSON alike, and is listed in DupKeys.
 // It returns an error naming the reason when there
 // is no frontmatter, it is not closed, or it is not a mapping. It does no
 // I/O and does not modify b.
-func parseFrontmatter(b []byte) (*frontmatter, error) {
+func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 	b = bytes.TrimPrefix(b, utf8BOM)
 	text := string(b)
 	first, rest, ok := cutLine(text)
@@ -93,7 +93,7 @@ func parseFrontmatter(b []byte) (*frontmatter, error) {
 		if jerr != nil {
 			return nil, fmt.Errorf("rendering frontmatter as JSON: %w", jerr)
 		}
-		return &frontmatter{root: root, json: js, dupKeys: dups}, nil
+		return &Frontmatter{root: root, JSON: js, DupKeys: dups}, nil
 	}
 	root, dups := lastOccurrences(lineMapping(header))
 	if len(root.Content) == 0 {
@@ -103,7 +103,7 @@ func parseFrontmatter(b []byte) (*frontmatter, error) {
 	if jerr != nil {
 		return nil, fmt.Errorf("rendering frontmatter as JSON: %w", jerr)
 	}
-	return &frontmatter{root: root, json: js, fallback: err.Error(), dupKeys: dups}, nil
+	return &Frontmatter{root: root, JSON: js, Fallback: err.Error(), DupKeys: dups}, nil
 }
 
 // lastOccurrences returns m without the earlier occurrences of a key given
@@ -179,7 +179,7 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 }
 
 // get returns the value node of the top-level key, aliases resolved, or nil.
-func (f *frontmatter) get(key string) *yaml.Node {
+func (f *Frontmatter) get(key string) *yaml.Node {
 	for i := 0; i+1 < len(f.root.Content); i += 2 {
 		if k := resolveAlias(f.root.Content[i]); k.Kind == yaml.ScalarNode && k.Value == key {
 			return resolveAlias(f.root.Content[i+1])
@@ -188,9 +188,9 @@ func (f *frontmatter) get(key string) *yaml.Node {
 	return nil
 }
 
-// str returns the value of key when it is a YAML string. present reports
+// Str returns the value of key when it is a YAML string. present reports
 // whether the key exists at all.
-func (f *frontmatter) str(key string) (s string, isString, present bool) {
+func (f *Frontmatter) Str(key string) (s string, isString, present bool) {
 	n := f.get(key)
 	if n == nil {
 		return "", false, false
@@ -201,8 +201,8 @@ func (f *frontmatter) str(key string) (s string, isString, present bool) {
 	return "", false, true
 }
 
-// boolean returns the value of key when it is a YAML boolean.
-func (f *frontmatter) boolean(key string) (v, ok bool) {
+// Boolean returns the value of key when it is a YAML boolean.
+func (f *Frontmatter) Boolean(key string) (v, ok bool) {
 	n := f.get(key)
 	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
 		return false, false
@@ -213,9 +213,9 @@ func (f *frontmatter) boolean(key string) (v, ok bool) {
 	return v, true
 }
 
-// nonStringMetadata returns the keys under `metadata` whose values are not
+// NonStringMetadata returns the keys under `metadata` whose values are not
 // strings (ASF-R14), in file order.
-func (f *frontmatter) nonStringMetadata() []string {
+func (f *Frontmatter) NonStringMetadata() []string {
 	n := f.get("metadata")
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
@@ -228,6 +228,16 @@ func (f *frontmatter) nonStringMetadata() []string {
 		}
 	}
 	return bad
+}
+
+// KindOf describes the type of key's value for a warning ("int \"123\"",
+// "a list"); "" when key is absent.
+func (f *Frontmatter) KindOf(key string) string {
+	n := f.get(key)
+	if n == nil {
+		return ""
+	}
+	return kindName(n)
 }
 
 // kindName describes a node's type for a warning ("int 123", "sequence").

@@ -1,4 +1,4 @@
-package actors_test
+package watch_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"go.uber.org/goleak"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -161,10 +161,10 @@ type testWatcher struct {
 	stop func()
 }
 
-func startWatcher(t *testing.T, opts *actors.WatcherOptions) *testWatcher {
+func startWatcher(t *testing.T, opts *watch.Options) *testWatcher {
 	t.Helper()
 	if opts == nil {
-		opts = &actors.WatcherOptions{}
+		opts = &watch.Options{}
 	}
 	if opts.Debounce == 0 {
 		opts.Debounce = testDebounce
@@ -173,7 +173,7 @@ func startWatcher(t *testing.T, opts *actors.WatcherOptions) *testWatcher {
 		opts.Reconcile = -1
 	}
 	tw := &testWatcher{in: make(chan *message.Message), rec: newChangeRecorder()}
-	w := actors.NewWatcher(tw.in, tw.rec, opts)
+	w := watch.New(watch.Inboxes{Configured: tw.in}, tw.rec, opts)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
@@ -288,7 +288,7 @@ func TestWatcherBurstDebounced(t *testing.T) {
 	}
 	// A longer debounce than the other tests: 200 writes take a few ms, and
 	// a loaded CI machine must not split them.
-	tw := startWatcher(t, &actors.WatcherOptions{Debounce: 300 * time.Millisecond})
+	tw := startWatcher(t, &watch.Options{Debounce: 300 * time.Millisecond})
 	tw.configure(t, 1, root)
 
 	var want []string
@@ -392,7 +392,7 @@ func TestWatcherRootRemoved(t *testing.T) {
 // to change, 0 disables".
 func TestWatcherReconcile(t *testing.T) {
 	root, missing := t.TempDir(), filepath.Join(t.TempDir(), "missing")
-	tw := startWatcher(t, &actors.WatcherOptions{Reconcile: 100 * time.Millisecond})
+	tw := startWatcher(t, &watch.Options{Reconcile: 100 * time.Millisecond})
 	tw.configure(t, 1, root, missing)
 
 	got := tw.rec.waitFor(t, "two reconcile rescans", func(evs []events.FilesChanged) bool {
@@ -501,7 +501,7 @@ func TestWatcherIgnoresGitAndNodeModules(t *testing.T) {
 func TestWatcherCancel(t *testing.T) {
 	defer goleak.VerifyNone(t, notifyGoroutines...)
 	root, missing := t.TempDir(), filepath.Join(t.TempDir(), "a", "missing")
-	tw := startWatcher(t, &actors.WatcherOptions{Reconcile: time.Hour})
+	tw := startWatcher(t, &watch.Options{Reconcile: time.Hour})
 	tw.configure(t, 1, root, missing)
 	f := filepath.Join(root, "x", "SKILL.md")
 	write(t, f, "x")

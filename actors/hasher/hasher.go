@@ -1,4 +1,9 @@
-package actors
+// Package hasher is the actor that scans sources for skill folders and
+// hashes their files (DESIGN "hasher"), with a digest cache; on
+// files.changed or source.synced it rescans only the folders a change
+// touched, with the same result as a full scan. [Scan] runs one scan
+// without the actor, for validation.
+package hasher
 
 import (
 	"context"
@@ -15,7 +20,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,7 +41,7 @@ const maxDiscoveryDepth = 6
 // listed, as in the reference's MAX_DIRECTORY_DEPTH.
 const maxManifestDepth = 10
 
-// Default size caps of [HasherOptions].
+// Default size caps of [Options].
 const (
 	// DefaultMaxFileSize is the reference server's MAX_FILE_SIZE_MB default
 	// (1 MiB): the largest supporting file served, so the largest hashed.
@@ -49,11 +53,27 @@ const (
 	DefaultMaxSkillMDSize = 4 << 20
 )
 
-// HasherOptions configure a [Hasher]. A nil *HasherOptions means defaults.
-type HasherOptions struct {
+// Inboxes are the subscriptions a [Hasher] reads.
+type Inboxes struct {
+	// Configured carries sources.configured. Required.
+	Configured <-chan *message.Message
+	// Changes carries files.changed ([events.FilesChanged], published by
+	// the watcher), which makes Run rescan the changed part of a local
+	// source. If nil, sources are scanned only when a configuration
+	// arrives.
+	Changes <-chan *message.Message
+	// Synced carries source.synced ([events.SourceSynced], published by the
+	// remote fetchers), which makes Run rescan what the sync changed in the
+	// source's cache folder. If nil, a remote source's cache is scanned
+	// only when a configuration arrives.
+	Synced <-chan *message.Message
+}
+
+// Options configure a [Hasher] or a [Scan]. A nil *Options means defaults.
+type Options struct {
 	// Bundled is the file system of the skills embedded in the binary; its
-	// root holds one folder per skill (see [Bundled]). If nil, the bundled
-	// source has no skills.
+	// root holds one folder per skill. If nil, the bundled source has no
+	// skills.
 	Bundled fs.FS
 	// Workers bounds how many files are hashed at once. If zero, defaults to
 	// runtime.GOMAXPROCS(0)*2.
@@ -68,16 +88,6 @@ type HasherOptions struct {
 	// skill whose SKILL.md is larger is skipped with an error diagnostic.
 	// If zero, defaults to [DefaultMaxSkillMDSize].
 	MaxSkillMDSize int64
-	// Changes carries files.changed ([events.FilesChanged], published by
-	// the watcher) to [Hasher.Run], which rescans the changed part of a
-	// local source. If nil, sources are scanned only when a configuration
-	// arrives. [Validate] ignores it.
-	Changes <-chan *message.Message
-	// Synced carries source.synced ([events.SourceSynced], published by the
-	// remote fetchers) to [Hasher.Run], which rescans what the sync changed
-	// in the source's cache folder. If nil, a remote source's cache is
-	// scanned only when a configuration arrives.
-	Synced <-chan *message.Message
 }
 
 // Hasher is the actor that scans sources for skill folders and hashes their
@@ -97,19 +107,22 @@ type Hasher struct {
 	seq     atomic.Uint64
 }
 
-// NewHasher returns a hasher reading [events.SourcesConfigured] messages
-// from configured and publishing [events.SourceScanned] through pub. It
-// panics if configured or pub is nil. opts is copied; nil means defaults.
-func NewHasher(configured <-chan *message.Message, pub message.Publisher, opts *HasherOptions) *Hasher {
-	if configured == nil || pub == nil {
-		panic("actors.NewHasher: nil inbox or publisher")
+// New returns a hasher reading in and publishing [events.SourceScanned]
+// through pub. It panics if in.Configured or pub is nil. opts is copied;
+// nil means defaults.
+func New(in Inboxes, pub message.Publisher, opts *Options) *Hasher {
+	if in.Configured == nil || pub == nil {
+		panic("hasher.New: nil inbox or publisher")
 	}
 	sc := newScanner(opts)
-	h := &Hasher{in: configured, pub: pub, sc: sc, log: sc.log}
-	if opts != nil {
-		h.changes, h.synced = opts.Changes, opts.Synced
-	}
-	return h
+	return &Hasher{in: in.Configured, changes: in.Changes, synced: in.Synced, pub: pub, sc: sc, log: sc.log}
+}
+
+// Scan is [Hasher.Scan] without an actor and without a digest cache kept
+// between calls, for `skilljack-mcp validate`: it scans src once with
+// opts (nil means defaults).
+func Scan(ctx context.Context, src events.Source, opts *Options) (events.SourceScanned, error) {
+	return newScanner(opts).scan(ctx, src)
 }
 
 // Scan finds the skill folders of one local, remote (its cache folder) or
@@ -138,7 +151,7 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 // Run handles sources.configured and files.changed messages until ctx is
 // done or every inbox is closed, then returns nil after the scans it
 // started have stopped. Each message is decoded and acked at once (exactly
-// once, never nacked, through [events.Handle]); scans run in goroutines Run
+// once, never nacked, through [events.Receive]); scans run in goroutines Run
 // owns and publish their own results, one [events.SourceScanned] each,
 // with increasing Seq and ConfigSeq set; a publish blocks as the bus does.
 //
@@ -159,148 +172,181 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 // starts when it ends.
 func (h *Hasher) Run(ctx context.Context) error {
 	runCtx, stopAll := context.WithCancel(ctx)
-	var wg sync.WaitGroup
+	r := &hashRun{
+		h: h, runCtx: runCtx, cfgCtx: runCtx, cancelCfg: func() {},
+		done: make(chan []string), busy: map[string]bool{}, pending: map[string]*rescanJob{},
+		lastChange: map[string]uint64{}, lastSync: map[string]uint64{},
+	}
 	defer func() {
 		stopAll()
-		wg.Wait()
+		r.wg.Wait()
 	}()
-	done := make(chan []string) // root keys of a job that ended
-	var (
-		cfg        events.SourcesConfigured
-		cfgCtx     = runCtx
-		cancelCfg  = func() {}
-		running    int
-		busy       = map[string]bool{}
-		fullDue    bool
-		pending    = map[string]*rescanJob{}
-		lastChange = map[string]uint64{}
-	)
-	start := func(keys []string, job func(context.Context)) {
-		running++
-		for _, k := range keys {
-			busy[k] = true
-		}
-		jctx := cfgCtx
-		wg.Go(func() {
-			job(jctx)
-			select {
-			case done <- keys:
-			case <-runCtx.Done():
-			}
-		})
-	}
-	schedule := func() {
-		if fullDue {
-			if running > 0 {
-				return // a configuration's scans wait for the older ones to stop
-			}
-			fullDue = false
-			var keys []string
-			for _, src := range cfg.Sources {
-				if k := cacheKey(src); k != "" {
-					keys = append(keys, k)
-				}
-			}
-			c := cfg
-			start(keys, func(ctx context.Context) { h.scanAll(ctx, c) })
-			return
-		}
-		for _, k := range slices.Sorted(maps.Keys(pending)) {
-			if busy[k] {
-				continue
-			}
-			job := pending[k]
-			delete(pending, k)
-			start([]string{k}, func(ctx context.Context) { h.rescan(ctx, job) })
-		}
-	}
-	// queue merges one change into the rescan job of its source, when the
-	// source is still configured as ev names it.
-	queue := func(src events.Source, paths []string, whole bool) {
-		i := slices.IndexFunc(cfg.Sources, func(s events.Source) bool {
-			return s.ID == src.ID && s.Kind == src.Kind && s.Root == src.Root
-		})
-		if i < 0 || cacheKey(cfg.Sources[i]) == "" || cfg.Sources[i].Kind == events.SourceBundled {
-			return
-		}
-		k := cacheKey(cfg.Sources[i])
-		job := pending[k]
-		if job == nil {
-			job = &rescanJob{src: cfg.Sources[i], cfgSeq: cfg.Seq, paths: map[string]bool{}}
-			pending[k] = job
-		}
-		job.whole = job.whole || whole
-		for _, p := range paths {
-			job.paths[p] = true
-		}
-		schedule()
-	}
-	lastSync := map[string]uint64{}
 	in, changes, synced := h.in, h.changes, h.synced
 	for in != nil || changes != nil || synced != nil {
 		select {
 		case <-ctx.Done():
 			return nil
-		case keys := <-done:
-			running--
-			for _, k := range keys {
-				delete(busy, k)
-			}
-			schedule()
+		case keys := <-r.done:
+			r.finished(keys)
 		case msg, ok := <-in:
 			if !ok {
 				in = nil
 				continue
 			}
-			ev, newer := newerConfig(h.log, msg, cfg.Seq)
-			if !newer {
-				continue
+			if ev, ok := events.Receive[events.SourcesConfigured](h.log, msg); ok {
+				r.configure(ev)
 			}
-			cfg = ev
-			cancelCfg()
-			cctx, cancel := context.WithCancel(runCtx) // stopped by stopAll at the latest
-			cfgCtx, cancelCfg = cctx, cancel
-			clear(pending)
-			fullDue = true
-			schedule()
 		case msg, ok := <-changes:
 			if !ok {
 				changes = nil
 				continue
 			}
-			var ev events.FilesChanged
-			err := events.Handle(h.log, msg, func(m *message.Message) error {
-				var err error
-				ev, err = events.Decode[events.FilesChanged](m)
-				return err
-			})
-			if err != nil || ev.ConfigSeq != cfg.Seq || ev.Seq <= lastChange[ev.Source.ID] {
-				continue
+			if ev, ok := events.Receive[events.FilesChanged](h.log, msg); ok {
+				r.changed(ev)
 			}
-			lastChange[ev.Source.ID] = ev.Seq
-			queue(ev.Source, ev.Paths, ev.Rescan)
 		case msg, ok := <-synced:
 			if !ok {
 				synced = nil
 				continue
 			}
-			var ev events.SourceSynced
-			err := events.Handle(h.log, msg, func(m *message.Message) error {
-				var err error
-				ev, err = events.Decode[events.SourceSynced](m)
-				return err
-			})
-			// Seq is per fetcher; two fetchers never share a source ID.
-			if err != nil || ev.ConfigSeq != cfg.Seq || ev.Seq <= lastSync[ev.Source.ID] {
-				continue
-			}
-			lastSync[ev.Source.ID] = ev.Seq
-			if len(ev.Paths) > 0 || ev.Rescan {
-				queue(ev.Source, ev.Paths, ev.Rescan)
+			if ev, ok := events.Receive[events.SourceSynced](h.log, msg); ok {
+				r.synced(ev)
 			}
 		}
 	}
 	return nil
+}
+
+// hashRun is the state of one [Hasher.Run]: only Run's goroutine touches
+// it, except wg and done, which the scan goroutines use to report back.
+type hashRun struct {
+	h      *Hasher
+	runCtx context.Context // cancelled when Run returns
+	wg     sync.WaitGroup  // the scan goroutines
+	done   chan []string   // root keys of a job that ended
+
+	cfg        events.SourcesConfigured
+	cfgCtx     context.Context // cancelled when cfg is replaced
+	cancelCfg  context.CancelFunc
+	running    int             // jobs started and not yet ended
+	busy       map[string]bool // root keys a running job scans
+	fullDue    bool            // cfg's full scan waits for older jobs to stop
+	pending    map[string]*rescanJob
+	lastChange map[string]uint64 // the last files.changed Seq per source ID
+	lastSync   map[string]uint64 // the last source.synced Seq per source ID
+}
+
+// configure replaces the configuration with a newer one: every scan still
+// running is cancelled, queued rescans are dropped and a full scan is due.
+func (r *hashRun) configure(ev events.SourcesConfigured) {
+	if ev.Seq <= r.cfg.Seq {
+		return
+	}
+	r.cfg = ev
+	r.cancelCfg()
+	r.cfgCtx, r.cancelCfg = context.WithCancel(r.runCtx) // stopped when Run returns at the latest
+	clear(r.pending)
+	r.fullDue = true
+	r.schedule()
+}
+
+// changed queues the rescan a files.changed for the current configuration
+// asks for.
+func (r *hashRun) changed(ev events.FilesChanged) {
+	if ev.ConfigSeq != r.cfg.Seq || ev.Seq <= r.lastChange[ev.Source.ID] {
+		return
+	}
+	r.lastChange[ev.Source.ID] = ev.Seq
+	r.queue(ev.Source, ev.Paths, ev.Rescan)
+}
+
+// synced queues the rescan a source.synced for the current configuration
+// asks for. Seq is per fetcher; two fetchers never share a source ID.
+func (r *hashRun) synced(ev events.SourceSynced) {
+	if ev.ConfigSeq != r.cfg.Seq || ev.Seq <= r.lastSync[ev.Source.ID] {
+		return
+	}
+	r.lastSync[ev.Source.ID] = ev.Seq
+	if len(ev.Paths) > 0 || ev.Rescan {
+		r.queue(ev.Source, ev.Paths, ev.Rescan)
+	}
+}
+
+// finished records the end of the job that scanned keys and starts what
+// waited for it.
+func (r *hashRun) finished(keys []string) {
+	r.running--
+	for _, k := range keys {
+		delete(r.busy, k)
+	}
+	r.schedule()
+}
+
+// start runs job in a goroutine under the current configuration's context
+// and marks keys busy until it ends.
+func (r *hashRun) start(keys []string, job func(context.Context)) {
+	r.running++
+	for _, k := range keys {
+		r.busy[k] = true
+	}
+	jctx, runCtx, done := r.cfgCtx, r.runCtx, r.done
+	r.wg.Go(func() {
+		job(jctx)
+		select {
+		case done <- keys:
+		case <-runCtx.Done():
+		}
+	})
+}
+
+// schedule starts the full scan of a new configuration once every older
+// job has stopped, else every queued rescan whose root is not busy.
+func (r *hashRun) schedule() {
+	if r.fullDue {
+		if r.running > 0 {
+			return // a configuration's scans wait for the older ones to stop
+		}
+		r.fullDue = false
+		var keys []string
+		for _, src := range r.cfg.Sources {
+			if k := cacheKey(src); k != "" {
+				keys = append(keys, k)
+			}
+		}
+		c := r.cfg
+		r.start(keys, func(ctx context.Context) { r.h.scanAll(ctx, c) })
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.pending)) {
+		if r.busy[k] {
+			continue
+		}
+		job := r.pending[k]
+		delete(r.pending, k)
+		r.start([]string{k}, func(ctx context.Context) { r.h.rescan(ctx, job) })
+	}
+}
+
+// queue merges one change into the rescan job of its source, when the
+// source is still configured as the change names it.
+func (r *hashRun) queue(src events.Source, paths []string, whole bool) {
+	i := slices.IndexFunc(r.cfg.Sources, func(s events.Source) bool {
+		return s.ID == src.ID && s.Kind == src.Kind && s.Root == src.Root
+	})
+	if i < 0 || cacheKey(r.cfg.Sources[i]) == "" || r.cfg.Sources[i].Kind == events.SourceBundled {
+		return
+	}
+	k := cacheKey(r.cfg.Sources[i])
+	job := r.pending[k]
+	if job == nil {
+		job = &rescanJob{src: r.cfg.Sources[i], cfgSeq: r.cfg.Seq, paths: map[string]bool{}}
+		r.pending[k] = job
+	}
+	job.whole = job.whole || whole
+	for _, p := range paths {
+		job.paths[p] = true
+	}
+	r.schedule()
 }
 
 // rescanJob is the merged work of the files.changed messages of one root
@@ -364,7 +410,7 @@ func (h *Hasher) publish(ctx context.Context, cfgSeq uint64, scan events.SourceS
 	return true
 }
 
-// scanner is the synchronous part of the hasher, shared with [Validate].
+// scanner is the synchronous part of the hasher, shared with [Scan].
 type scanner struct {
 	bundled fs.FS
 	workers int
@@ -394,8 +440,8 @@ type cacheEntry struct {
 	content []byte
 }
 
-func newScanner(opts *HasherOptions) *scanner {
-	var o HasherOptions
+func newScanner(opts *Options) *scanner {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -408,10 +454,13 @@ func newScanner(opts *HasherOptions) *scanner {
 	if o.MaxSkillMDSize <= 0 {
 		o.MaxSkillMDSize = DefaultMaxSkillMDSize
 	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &scanner{
 		bundled: o.Bundled,
 		workers: o.Workers,
-		log:     ensureLogger(o.Logger),
+		log:     o.Logger,
 		maxFile: o.MaxFileSize,
 		maxMD:   o.MaxSkillMDSize,
 		cache:   map[string]map[string]cacheEntry{},
@@ -461,34 +510,54 @@ func (s *scanner) scanKeep(ctx context.Context, src events.Source, changed []str
 // watcher saw them written.
 func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache, force map[string]bool) (events.SourceScanned, error) {
 	out := events.SourceScanned{Source: src}
-	var w walker
-	var rootKey string
+	w, rootKey, diag, err := s.newWalker(src, dc)
+	if err != nil {
+		return out, err
+	}
+	if w == nil { // nothing to walk
+		if diag != nil {
+			out.Diagnostics = append(out.Diagnostics, *diag)
+		}
+		out.ScannedAt = time.Now()
+		return out, nil
+	}
+	w.ctx = ctx
+	w.discover()
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("scanning source %s: %w", src.Location, err)
+	}
+	wants, order, over := s.wanted(w)
+	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force)
+	if err != nil {
+		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
+	}
+	out.Diagnostics = w.diags
+	m := manifests{w: w, fresh: h.fresh, failed: h.failed, over: over, reported: map[string]bool{}}
+	for _, sk := range w.skills {
+		if ss, ok := m.skill(sk); ok {
+			out.Skills = append(out.Skills, ss)
+		}
+	}
+	out.Diagnostics = append(out.Diagnostics, m.diags...)
+	out.Hashed = h.hashed
+	out.ScannedAt = time.Now()
+	return out, nil
+}
+
+// newWalker prepares the walk of src and names its digest cache. It
+// returns a nil walker when there is nothing to walk: a bundled source
+// without skills, a remote source not synced yet (its fetcher reports), or
+// a local root that is missing or unusable, with diag its one diagnostic.
+// It returns an error for a source kind it does not scan.
+func (s *scanner) newWalker(src events.Source, dc *dirCache) (w *walker, rootKey string, diag *events.Diagnostic, err error) {
+	w = &walker{}
 	switch src.Kind {
 	case events.SourceLocal, events.SourceGitHub, events.SourceWellKnown:
-		rootKey = "local:" + src.Root
 		root := src.Root
-		w.display = func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
-		// The only report of a missing or unusable root: LoadConfig does not
-		// warn about it, so the server logs it once and validate lists it.
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			if src.Kind != events.SourceLocal && errors.Is(err, fs.ErrNotExist) {
-				// A remote source not synced yet: its fetcher reports.
-				out.ScannedAt = time.Now()
-				return out, nil
-			}
-			var msg string
-			switch {
-			case err == nil:
-				msg = "skill directory is not a directory: " + root + "; no skills are served from it"
-			case errors.Is(err, fs.ErrNotExist):
-				msg = "skill directory not found: " + root + "; no skills are served from it"
-			default:
-				msg = fmt.Sprintf("cannot read skill directory %s: %v; no skills are served from it", root, err)
-			}
-			out.Diagnostics = append(out.Diagnostics, events.Diagnostic{File: root, Level: events.LevelWarn, Message: msg})
-			out.ScannedAt = time.Now()
-			return out, nil
+		if diag, ok := rootProblem(src); !ok {
+			return nil, "", diag, nil
 		}
+		w.display = func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
 		w.fsys = os.DirFS(root)
 		w.local = true
 		w.rootReal = root
@@ -500,45 +569,73 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 			w.fsys = dc
 			w.resolve = dc.resolver(w.resolve)
 		}
+		return w, "local:" + root, nil, nil
 	case events.SourceBundled:
-		rootKey = "bundled:"
+		if s.bundled == nil {
+			return nil, "", nil, nil
+		}
 		w.display = func(p string) string { return p }
 		w.fsys = s.bundled
 		w.rootReal = "."
 		w.resolve = func(p string) (string, error) { return filepath.FromSlash(p), nil }
-		if w.fsys == nil {
-			out.ScannedAt = time.Now()
-			return out, nil
-		}
+		return w, "bundled:", nil, nil
+	}
+	return nil, "", nil, fmt.Errorf("scanning source %s: kind %s is not scanned by this release", src.Location, src.Kind)
+}
+
+// rootProblem checks the root folder of a local or remote source; ok is
+// false when it cannot be walked. This is the only report of a missing or
+// unusable root: LoadConfig does not warn about it, so the server logs it
+// once and validate lists it. A remote source not synced yet gets no
+// diagnostic: its fetcher reports.
+func rootProblem(src events.Source) (diag *events.Diagnostic, ok bool) {
+	root := src.Root
+	fi, err := os.Stat(root)
+	if err == nil && fi.IsDir() {
+		return nil, true
+	}
+	if src.Kind != events.SourceLocal && errors.Is(err, fs.ErrNotExist) {
+		return nil, false
+	}
+	var msg string
+	switch {
+	case err == nil:
+		msg = "skill directory is not a directory: " + root + "; no skills are served from it"
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "skill directory not found: " + root + "; no skills are served from it"
 	default:
-		return out, fmt.Errorf("scanning source %s: kind %s is not scanned by this release", src.Location, src.Kind)
+		msg = fmt.Sprintf("cannot read skill directory %s: %v; no skills are served from it", root, err)
 	}
-	w.ctx = ctx
-	w.discover()
-	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("scanning source %s: %w", src.Location, err)
-	}
+	return &events.Diagnostic{File: root, Level: events.LevelWarn, Message: msg}, false
+}
 
-	wants, order, over := s.wanted(&w)
+// hashResult is what [scanner.hashAll] found.
+type hashResult struct {
+	fresh  map[string]cacheEntry // by path in the scan's file system
+	failed map[string]error      // files that could not be read
+	hashed int                   // files read
+}
 
+// hashAll describes every wanted file of fsys, in order: from the digest
+// cache of rootKey when its size and mtime match (and its bytes are there
+// if needed) and force does not name it, else by reading it, s.workers at
+// a time. It then replaces the cache of rootKey with the result. It
+// returns an error only when ctx is done.
+func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool) (hashResult, error) {
 	s.mu.Lock()
 	old := s.cache[rootKey]
 	s.mu.Unlock()
-	var (
-		mu      sync.Mutex
-		fresh   = make(map[string]cacheEntry, len(order))
-		failed  = map[string]error{}
-		hashed  int
-		pending []string
-	)
+	r := hashResult{fresh: make(map[string]cacheEntry, len(order)), failed: map[string]error{}}
+	var pending []string
 	for _, p := range order {
 		x := wants[p]
 		if e, ok := old[p]; ok && !force[p] && e.size == x.info.Size() && e.modTime.Equal(x.info.ModTime()) && (!x.need || e.content != nil) {
-			fresh[p] = e
+			r.fresh[p] = e
 			continue
 		}
 		pending = append(pending, p)
 	}
+	var mu sync.Mutex // guards r
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.workers)
 	for _, p := range pending {
@@ -547,40 +644,29 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			e, err := hashWanted(w.fsys, p, x)
+			e, err := hashWanted(fsys, p, x)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				failed[p] = err
+				r.failed[p] = err
 				return nil
 			}
-			hashed++
+			r.hashed++
 			e.modTime = x.info.ModTime()
-			fresh[p] = e
+			r.fresh[p] = e
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
+		return r, err
 	}
 	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
+		return r, err
 	}
 	s.mu.Lock()
-	s.cache[rootKey] = fresh
+	s.cache[rootKey] = r.fresh
 	s.mu.Unlock()
-
-	out.Diagnostics = w.diags
-	m := manifests{w: &w, fresh: fresh, failed: failed, over: over, reported: map[string]bool{}}
-	for _, sk := range w.skills {
-		if ss, ok := m.skill(sk); ok {
-			out.Skills = append(out.Skills, ss)
-		}
-	}
-	out.Diagnostics = append(out.Diagnostics, m.diags...)
-	out.Hashed = hashed
-	out.ScannedAt = time.Now()
-	return out, nil
+	return r, nil
 }
 
 // want is one file a scan describes.
@@ -823,13 +909,13 @@ func (w *walker) discover() {
 	w.entered = map[string]string{}
 	skipTop := map[string]bool{}
 	var roots []string
-	for _, r := range []string{".claude/skills", "skills"} {
-		if r == ".claude/skills" && w.isLink(".claude") {
-			w.warnLink(".claude", "it is a linked folder, not a skill folder")
+	for _, r := range skill.Containers() {
+		if r == skill.ClaudeSkillsDir && w.isLink(path.Dir(skill.ClaudeSkillsDir)) {
+			w.warnLink(path.Dir(skill.ClaudeSkillsDir), "it is a linked folder, not a skill folder")
 			continue
 		}
 		if w.isLink(r) {
-			if r == ".claude/skills" {
+			if r == skill.ClaudeSkillsDir {
 				w.warnLink(r, "it is a linked container folder, not a skill folder")
 			}
 			continue // a linked skills/ is a direct child of the root: visit judges it
@@ -838,7 +924,7 @@ func (w *walker) discover() {
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		if ents, err := fs.ReadDir(w.fsys, r); err == nil && r == "skills" && skillMD(ents) != nil {
+		if ents, err := fs.ReadDir(w.fsys, r); err == nil && r == skill.SkillsDir && skill.FindMD(ents) != nil {
 			continue // a skill named "skills", not a container
 		}
 		roots = append(roots, r)
@@ -860,30 +946,6 @@ func (w *walker) isLink(p string) bool {
 func (w *walker) warnLink(p, why string) {
 	d := w.display(p)
 	w.warn(d, fmt.Sprintf("symbolic link not followed: %s: %s; only a link to a skill folder placed directly in a source root is followed", d, why))
-}
-
-// skillMD returns the entry of a folder's SKILL.md (preferred) or
-// skill.md, recognised by its directory-entry name, or nil.
-func skillMD(ents []fs.DirEntry) fs.DirEntry {
-	var lower fs.DirEntry
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		switch e.Name() {
-		case "SKILL.md":
-			return e
-		case "skill.md":
-			lower = e
-		}
-	}
-	return lower
-}
-
-// excluded reports whether a folder or file name is never descended into or
-// served: hidden names and node_modules.
-func excluded(name string) bool {
-	return strings.HasPrefix(name, ".") || name == "node_modules"
 }
 
 func (w *walker) warn(file, msg string) {
@@ -917,7 +979,7 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 		return
 	}
 	if depth > 0 {
-		if md := skillMD(ents); md != nil {
+		if md := skill.FindMD(ents); md != nil {
 			w.addSkill(dir, rel, real, md)
 			inSkill = true
 		}
@@ -931,8 +993,8 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 		if depth == 0 && skipTop[p] {
 			continue
 		}
-		if excluded(name) {
-			if e.IsDir() && !(depth == 0 && dir == "." && name == ".claude") {
+		if skill.Excluded(name) {
+			if e.IsDir() && !(depth == 0 && dir == "." && name == path.Dir(skill.ClaudeSkillsDir)) {
 				w.hint(p, name)
 			}
 			continue
@@ -982,7 +1044,7 @@ func (w *walker) followable(p string, depth int) (target string, ok bool) {
 		w.warn(w.display(p), fmt.Sprintf("cannot read folder %s: %v", w.display(p), err))
 		return "", false
 	}
-	if skillMD(ents) == nil {
+	if skill.FindMD(ents) == nil {
 		w.warnLink(p, "its target holds no SKILL.md, so it is a linked container, not a skill folder")
 		return "", false
 	}
@@ -1037,7 +1099,7 @@ func (w *walker) list(dir, sub string, depth int, mdName string, out *[]foundFil
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if excluded(name) || e.Type()&fs.ModeSymlink != 0 {
+		if skill.Excluded(name) || e.Type()&fs.ModeSymlink != 0 {
 			continue
 		}
 		p := path.Join(dir, name)
@@ -1073,13 +1135,13 @@ func (w *walker) hint(p, name string) {
 		if err != nil {
 			return
 		}
-		if md := skillMD(ents); md != nil {
+		if md := skill.FindMD(ents); md != nil {
 			f := w.display(path.Join(dir, md.Name()))
 			w.warn(f, fmt.Sprintf("%s is inside %s, which is not scanned for skills (hidden folders and node_modules are skipped); move it to serve it", f, name))
 		}
 	}
 	check(p)
-	if name == "node_modules" || name == ".git" {
+	if skill.Noisy(name) {
 		return
 	}
 	ents, err := fs.ReadDir(w.fsys, p)

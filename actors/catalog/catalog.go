@@ -1,4 +1,7 @@
-package actors
+// Package catalog is the catalog builder actor (DESIGN "catalog builder"):
+// it keeps the newest configuration, scans and overrides and publishes each
+// new catalog version. [Build] is its pure core.
+package catalog
 
 import (
 	"bytes"
@@ -10,25 +13,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
 // Agent Skills and SEP-2640 limits; going over any of them is a warning,
 // never a reason to drop a skill.
 const (
-	maxNameLen          = 64       // ASF-R05
 	maxDescriptionLen   = 1024     // ASF-R11
 	maxCompatibilityLen = 500      // ASF-R13
 	maxSkillFiles       = 512      // SEP2640-R43
 	maxSkillBytes       = 16 << 20 // SEP2640-R43: 16 MiB
 )
 
-// BuildCatalog turns one configuration, the newest scan of each of its
+// Build turns one configuration, the newest scan of each of its
 // sources (keyed by [events.Source.ID]) and the invocation overrides into
 // catalog version version. It is pure: no I/O, no logging; what is off goes
 // into the catalog's Diagnostics (one per SKILL.md, plus one per duplicate,
@@ -40,7 +42,7 @@ const (
 // folder name (ASF-R09), then to the first found, so a misnamed sibling
 // never hides a correct skill. The arguments are only read; the result
 // shares the scans' file slices and must not be modified.
-func BuildCatalog(version uint64, cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) *events.Catalog {
+func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) *events.Catalog {
 	var (
 		skills []events.Skill
 		diags  []events.Diagnostic
@@ -136,227 +138,180 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	if len(ss.Files) > 0 {
 		version = ss.Files[0].Digest
 	}
-	skip := func(reason string) (events.Skill, *events.Diagnostic, bool) {
+	fm, desc, reason := readFrontmatter(ss)
+	if reason != "" {
 		return events.Skill{}, &events.Diagnostic{File: file, Level: events.LevelError, Rule: "ASF-R23", Version: version,
 			Message: fmt.Sprintf("skipped %s: %s", file, reason)}, false
 	}
+	var f findings
+	f.parsing(fm)
+	name, listed := f.name(fm, path.Base(ss.RelDir))
+	f.limits(fm, desc, name, ss.Files)
+	sk = newSkill(src, ss, fm, name, desc, listed)
+	if len(f.texts) > 0 {
+		msg := fmt.Sprintf("%s: %s; served", file, strings.Join(f.texts, "; "))
+		if !listed {
+			msg += "; left out of skills/list"
+		}
+		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(f.rules, ","), Message: msg, Version: version}
+	}
+	return sk, d, true
+}
+
+// readFrontmatter parses the frontmatter of ss's SKILL.md and returns it
+// with the description, or the reason the skill is skipped (ASF-R11,
+// ASF-R23).
+func readFrontmatter(ss events.ScannedSkill) (fm *skill.Frontmatter, desc, reason string) {
 	if len(ss.Files) == 0 {
-		return skip("the manifest is empty")
+		return nil, "", "the manifest is empty"
 	}
-	fm, err := parseFrontmatter(ss.SkillMD)
+	fm, err := skill.ParseFrontmatter(ss.SkillMD)
 	if err != nil {
-		return skip(err.Error())
+		return nil, "", err.Error()
 	}
-	desc, descIsString, descPresent := fm.str("description")
+	desc, descIsString, descPresent := fm.Str("description")
 	switch {
 	case !descPresent:
-		return skip("the frontmatter has no description (ASF-R11)")
+		return nil, "", "the frontmatter has no description (ASF-R11)"
 	case !descIsString:
-		return skip("the description is not a string but " + kindName(fm.get("description")) + " (ASF-R11)")
+		return nil, "", "the description is not a string but " + fm.KindOf("description") + " (ASF-R11)"
 	case strings.TrimSpace(desc) == "":
-		return skip("the description is empty (ASF-R11)")
+		return nil, "", "the description is empty (ASF-R11)"
 	}
+	return fm, desc, ""
+}
 
-	var findings, rules []string
-	note := func(rule, format string, args ...any) {
-		findings = append(findings, fmt.Sprintf(format, args...))
-		if rule != "" && !slices.Contains(rules, rule) {
-			rules = append(rules, rule)
-		}
+// findings collects what is off about a served skill's SKILL.md, and the
+// rule IDs it breaks, for its one warning.
+type findings struct {
+	texts, rules []string
+}
+
+func (f *findings) note(rule, format string, args ...any) {
+	f.texts = append(f.texts, fmt.Sprintf(format, args...))
+	f.rule(rule)
+}
+
+func (f *findings) rule(rule string) {
+	if rule != "" && !slices.Contains(f.rules, rule) {
+		f.rules = append(f.rules, rule)
 	}
-	if fm.fallback != "" {
-		note("", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.fallback)
+}
+
+// parsing notes how the frontmatter was read: a line-based fallback
+// (BR-01) and keys given more than once (ASF-R27).
+func (f *findings) parsing(fm *skill.Frontmatter) {
+	if fm.Fallback != "" {
+		f.note("", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.Fallback)
 	}
-	if len(fm.dupKeys) > 0 {
-		quoted := make([]string, len(fm.dupKeys))
-		for i, k := range fm.dupKeys {
+	if len(fm.DupKeys) > 0 {
+		quoted := make([]string, len(fm.DupKeys))
+		for i, k := range fm.DupKeys {
 			quoted[i] = strconv.Quote(k)
 		}
-		note("ASF-R27", "frontmatter keys given more than once: %s; the last occurrence of each is used", strings.Join(quoted, ", "))
+		f.note("ASF-R27", "frontmatter keys given more than once: %s; the last occurrence of each is used", strings.Join(quoted, ", "))
 	}
+}
 
-	folder := path.Base(ss.RelDir)
-	rawName, nameIsString, namePresent := fm.str("name")
-	name := strings.TrimSpace(rawName)
-	listed := false
+// name returns the name the skill is served under — its frontmatter name,
+// or its folder name when that one is missing, not a string, empty or not
+// a safe URI path segment — and whether it is listed in skills/list (a
+// valid name, equal to its folder name or only differing from it), noting
+// the naming rules it breaks (ASF-R04..R09).
+func (f *findings) name(fm *skill.Frontmatter, folder string) (name string, listed bool) {
+	rawName, nameIsString, namePresent := fm.Str("name")
+	name = strings.TrimSpace(rawName)
 	switch {
 	case !namePresent:
-		name = folder
-		note("ASF-R04", "name is missing; the folder name %q is used", folder)
+		f.note("ASF-R04", "name is missing; the folder name %q is used", folder)
+		return folder, false
 	case !nameIsString:
-		found := kindName(fm.get("name"))
-		name = folder
-		note("ASF-R04", "name is not a string but %s; the folder name %q is used", found, folder)
+		f.note("ASF-R04", "name is not a string but %s; the folder name %q is used", fm.KindOf("name"), folder)
+		return folder, false
 	case name == "":
-		name = folder
-		note("ASF-R05", "name is empty; the folder name %q is used", folder)
-	case !segmentSafe(name):
+		f.note("ASF-R05", "name is empty; the folder name %q is used", folder)
+		return folder, false
+	case !skill.SegmentSafe(name):
 		// The name would add, climb or break URI path segments
 		// (skill://src/../../evil, a name inside another skill's path).
-		name = folder
-		note("ASF-R06", "name %q cannot be a URI path segment (it holds / or \\, is . or .., or has control characters); the folder name %q is used", rawName, folder)
-	default:
-		broken, brokenRules := nameProblems(name)
-		if name != folder {
-			broken = append(broken, fmt.Sprintf("differs from its folder name %q (ASF-R09)", folder))
-			brokenRules = append(brokenRules, "ASF-R09")
-		}
-		if rawName != name {
-			broken = append(broken, "has leading or trailing white space")
-		}
-		if len(broken) > 0 {
-			for _, r := range brokenRules {
-				if !slices.Contains(rules, r) {
-					rules = append(rules, r)
-				}
-			}
-			findings = append(findings, fmt.Sprintf("name %q %s", rawName, strings.Join(broken, "; ")))
-		}
-		valid := len(brokenRules) == 0 || len(brokenRules) == 1 && brokenRules[0] == "ASF-R09"
-		listed = valid && rawName == name
+		f.note("ASF-R06", "name %q cannot be a URI path segment (it holds / or \\, is . or .., or has control characters); the folder name %q is used", rawName, folder)
+		return folder, false
 	}
+	broken, brokenRules := skill.NameProblems(name)
+	if name != folder {
+		broken = append(broken, fmt.Sprintf("differs from its folder name %q (ASF-R09)", folder))
+		brokenRules = append(brokenRules, "ASF-R09")
+	}
+	if rawName != name {
+		broken = append(broken, "has leading or trailing white space")
+	}
+	if len(broken) > 0 {
+		for _, r := range brokenRules {
+			f.rule(r)
+		}
+		f.texts = append(f.texts, fmt.Sprintf("name %q %s", rawName, strings.Join(broken, "; ")))
+	}
+	valid := len(brokenRules) == 0 || len(brokenRules) == 1 && brokenRules[0] == "ASF-R09"
+	return name, valid && rawName == name
+}
+
+// limits notes the length and size limits the skill goes over (ASF-R11,
+// ASF-R13, ASF-R14, SEP2640-R43).
+func (f *findings) limits(fm *skill.Frontmatter, desc, name string, files []events.File) {
 	if n := utf8.RuneCountInString(desc); n > maxDescriptionLen {
-		note("ASF-R11", "description is %d characters long, over the %d limit", n, maxDescriptionLen)
+		f.note("ASF-R11", "description is %d characters long, over the %d limit", n, maxDescriptionLen)
 	}
-	if c, isStr, present := fm.str("compatibility"); present {
+	if c, isStr, present := fm.Str("compatibility"); present {
 		if !isStr {
-			note("ASF-R13", "compatibility is not a string but %s", kindName(fm.get("compatibility")))
+			f.note("ASF-R13", "compatibility is not a string but %s", fm.KindOf("compatibility"))
 		} else if n := utf8.RuneCountInString(c); n > maxCompatibilityLen {
-			note("ASF-R13", "compatibility is %d characters long, over the %d limit", n, maxCompatibilityLen)
+			f.note("ASF-R13", "compatibility is %d characters long, over the %d limit", n, maxCompatibilityLen)
 		}
 	}
-	if bad := fm.nonStringMetadata(); len(bad) > 0 {
-		note("ASF-R14", "metadata values should be strings; not strings: %s", strings.Join(bad, ", "))
+	if bad := fm.NonStringMetadata(); len(bad) > 0 {
+		f.note("ASF-R14", "metadata values should be strings; not strings: %s", strings.Join(bad, ", "))
 	}
 	var total int64
-	for _, f := range ss.Files {
-		total += f.Size
+	for _, file := range files {
+		total += file.Size
 	}
-	if len(ss.Files) > maxSkillFiles || total > maxSkillBytes {
-		note("SEP2640-R43", "skill %s has %d files (limit %d) and %d bytes (limit %d), over the SEP-2640 per-skill limits",
-			name, len(ss.Files), maxSkillFiles, total, maxSkillBytes)
+	if len(files) > maxSkillFiles || total > maxSkillBytes {
+		f.note("SEP2640-R43", "skill %s has %d files (limit %d) and %d bytes (limit %d), over the SEP-2640 per-skill limits",
+			name, len(files), maxSkillFiles, total, maxSkillBytes)
 	}
+}
 
-	segs := []string{}
-	if src.Prefix != "" {
-		segs = append(segs, src.Prefix)
-	}
-	if dir := path.Dir(ss.RelDir); dir != "." && dir != "/" {
-		segs = append(segs, strings.Split(dir, "/")...)
-	}
-	segs = append(segs, name)
-	skillPath := strings.Join(segs, "/")
-	var qn []string
-	for s := range strings.SplitSeq(skillPath, "/") {
-		if s = sanitizeSegment(s); s != "" {
-			qn = append(qn, s)
-		}
-	}
-
-	sk = events.Skill{
-		QualifiedName:  strings.Join(qn, "__"),
+// newSkill assembles the catalog entry of a served skill.
+func newSkill(src events.Source, ss events.ScannedSkill, fm *skill.Frontmatter, name, desc string, listed bool) events.Skill {
+	skillPath := skill.Path(src.Prefix, ss.RelDir, name)
+	sk := events.Skill{
+		QualifiedName:  skill.QualifiedName(skillPath),
 		Name:           name,
 		Description:    strings.TrimSpace(desc),
 		SkillPath:      skillPath,
-		URI:            events.URIScheme + events.EncodePath(skillPath) + "/SKILL.md",
+		URI:            skill.URI(skillPath),
 		Source:         src,
 		Dir:            ss.Dir,
 		RealDir:        ss.RealDir,
 		DirID:          ss.DirID,
-		Frontmatter:    fm.json,
+		Frontmatter:    fm.JSON,
 		Listed:         listed,
 		ModelInvocable: true,
 		UserInvocable:  true,
 		Files:          ss.Files,
 		SkillMD:        ss.SkillMD,
 	}
-	if v, ok := fm.boolean("disable-model-invocation"); ok && v {
+	if v, ok := fm.Boolean("disable-model-invocation"); ok && v {
 		sk.ModelInvocable = false
 	}
-	if v, ok := fm.boolean("user-invocable"); ok && !v {
+	if v, ok := fm.Boolean("user-invocable"); ok && !v {
 		sk.UserInvocable = false
 	}
-	if len(findings) > 0 {
-		msg := fmt.Sprintf("%s: %s; served", file, strings.Join(findings, "; "))
-		if !listed {
-			msg += "; left out of skills/list"
-		}
-		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(rules, ","), Message: msg, Version: version}
-	}
-	return sk, d, true
+	return sk
 }
 
-// segmentSafe reports whether a trimmed, non-empty name can be one segment
-// of a skill path: no / or \, not . or .., no control characters. Other
-// characters (spaces, uppercase) are percent-encoded in URIs (BR-09).
-func segmentSafe(name string) bool {
-	if name == "." || name == ".." || strings.ContainsAny(name, "/\\") {
-		return false
-	}
-	return !strings.ContainsFunc(name, unicode.IsControl)
-}
-
-// nameProblems lists the Agent Skills naming rules name breaks
-// (ASF-R05..R08; spec charset a-z, 0-9, -) and their IDs.
-func nameProblems(name string) (broken, rules []string) {
-	if n := utf8.RuneCountInString(name); n > maxNameLen {
-		broken = append(broken, fmt.Sprintf("is %d characters long, over the %d limit (ASF-R05)", n, maxNameLen))
-		rules = append(rules, "ASF-R05")
-	}
-	upper, other := false, false
-	for _, r := range name {
-		switch {
-		case 'a' <= r && r <= 'z', '0' <= r && r <= '9', r == '-':
-		case unicode.IsUpper(r):
-			upper = true
-		default:
-			other = true
-		}
-	}
-	if upper {
-		broken = append(broken, "has uppercase letters (ASF-R06)")
-	}
-	if other {
-		broken = append(broken, "has a character other than a-z, 0-9 and - (ASF-R06)")
-	}
-	if upper || other {
-		rules = append(rules, "ASF-R06")
-	}
-	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
-		broken = append(broken, "starts or ends with - (ASF-R07)")
-		rules = append(rules, "ASF-R07")
-	}
-	if strings.Contains(name, "--") {
-		broken = append(broken, "contains -- (ASF-R08)")
-		rules = append(rules, "ASF-R08")
-	}
-	return broken, rules
-}
-
-// sanitizeSegment makes one skill-path segment safe for a qualified name:
-// white-space runs become "-", characters outside [A-Za-z0-9._-] are
-// dropped, leading and trailing "-" trimmed (reference sanitizePrefix).
-func sanitizeSegment(s string) string {
-	var b strings.Builder
-	inSpace := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			if !inSpace {
-				b.WriteByte('-')
-			}
-			inSpace = true
-			continue
-		}
-		inSpace = false
-		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '-' {
-			b.WriteRune(r)
-		}
-	}
-	return strings.Trim(b.String(), "-")
-}
-
-// CatalogInboxes are the subscriptions a [CatalogBuilder] reads.
-type CatalogInboxes struct {
+// Inboxes are the subscriptions a [Builder] reads.
+type Inboxes struct {
 	// Configured carries sources.configured. Required.
 	Configured <-chan *message.Message
 	// Scanned carries source.scanned. Required.
@@ -365,11 +320,17 @@ type CatalogInboxes struct {
 	Overrides <-chan *message.Message
 }
 
-// CatalogBuilder is the actor that keeps the newest configuration, scans and
+// Options configure a [Builder]. A nil *Options means defaults.
+type Options struct {
+	// Logger receives the builder's log lines. If nil, they are discarded.
+	Logger *slog.Logger
+}
+
+// Builder is the actor that keeps the newest configuration, scans and
 // overrides and publishes a new catalog version after each change (DESIGN
 // "catalog builder"). Its only I/O is logging.
-type CatalogBuilder struct {
-	in  CatalogInboxes
+type Builder struct {
+	in  Inboxes
 	pub message.Publisher
 	log *slog.Logger
 
@@ -384,26 +345,30 @@ type CatalogBuilder struct {
 	static map[string]bool
 }
 
-// NewCatalogBuilder returns a catalog builder reading in and publishing
-// through pub. It panics if an inbox or pub is nil; a nil log discards.
-func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logger) *CatalogBuilder {
+// New returns a catalog builder reading in and publishing through pub;
+// opts may be nil. It panics if an inbox or pub is nil.
+func New(in Inboxes, pub message.Publisher, opts *Options) *Builder {
 	if in.Configured == nil || in.Scanned == nil || in.Overrides == nil || pub == nil {
-		panic("actors.NewCatalogBuilder: nil inbox or publisher")
+		panic("catalog.New: nil inbox or publisher")
 	}
-	return &CatalogBuilder{
-		in: in, pub: pub, log: ensureLogger(log),
+	log := slog.New(slog.DiscardHandler)
+	if opts != nil && opts.Logger != nil {
+		log = opts.Logger
+	}
+	return &Builder{
+		in: in, pub: pub, log: log,
 		scans: map[string]events.SourceScanned{}, logged: map[string]bool{},
 	}
 }
 
 // Run handles messages until ctx is done or every inbox is closed, then
-// returns nil. Each message is acked once, never nacked ([events.Handle]),
+// returns nil. Each message is acked once, never nacked ([events.Receive]),
 // before anything is published. It keeps the newest configuration and
 // overrides (by Seq) and the newest scan of each source (by ConfigSeq, then
 // Seq; older ones dropped). Once the overrides have arrived and every local
 // and bundled source of the current configuration has a scan made for it,
 // and again after every later event that changes the state, it builds a
-// catalog ([BuildCatalog]); when the catalog differs from the last one
+// catalog ([Build]); when the catalog differs from the last one
 // published, it publishes it with the next version as
 // [events.CatalogChanged]; what changed is the notifier's to work out. A
 // rebuild that changes nothing (a no-op rescan, a reconcile tick) publishes
@@ -413,7 +378,7 @@ func NewCatalogBuilder(in CatalogInboxes, pub message.Publisher, log *slog.Logge
 // goes. On [events.Bus] the publish does not wait for
 // the consumers (the facade). Each diagnostic is logged once per (file, message, version):
 // warnings at Warn, skips at Error.
-func (b *CatalogBuilder) Run(ctx context.Context) error {
+func (b *Builder) Run(ctx context.Context) error {
 	cfgIn, scanIn, ovIn := b.in.Configured, b.in.Scanned, b.in.Overrides
 	for cfgIn != nil || scanIn != nil || ovIn != nil {
 		var (
@@ -429,44 +394,25 @@ func (b *CatalogBuilder) Run(ctx context.Context) error {
 				cfgIn = nil
 				continue
 			}
-			events.Handle(b.log, msg, func(m *message.Message) error {
-				ev, err := events.Decode[events.SourcesConfigured](m)
-				if err == nil && ev.Seq > b.cfg.Seq {
-					b.cfg, changed = ev, true
-				}
-				return err
-			})
+			if ev, ok := events.Receive[events.SourcesConfigured](b.log, msg); ok && ev.Seq > b.cfg.Seq {
+				b.cfg, changed = ev, true
+			}
 		case msg, ok = <-scanIn:
 			if !ok {
 				scanIn = nil
 				continue
 			}
-			events.Handle(b.log, msg, func(m *message.Message) error {
-				ev, err := events.Decode[events.SourceScanned](m)
-				if err != nil {
-					return err
-				}
-				// A scan made for an older configuration never replaces one
-				// made for a newer one, whatever their Seq (scans of two
-				// configurations may finish in any order).
-				if old, ok := b.scans[ev.Source.ID]; !ok || ev.ConfigSeq > old.ConfigSeq ||
-					ev.ConfigSeq == old.ConfigSeq && ev.Seq > old.Seq {
-					b.scans[ev.Source.ID], changed = ev, true
-				}
-				return nil
-			})
+			if ev, ok := events.Receive[events.SourceScanned](b.log, msg); ok {
+				changed = b.takeScan(ev)
+			}
 		case msg, ok = <-ovIn:
 			if !ok {
 				ovIn = nil
 				continue
 			}
-			events.Handle(b.log, msg, func(m *message.Message) error {
-				ev, err := events.Decode[events.OverridesChanged](m)
-				if err == nil && ev.Seq > b.overrides.Seq {
-					b.overrides, changed = ev, true
-				}
-				return err
-			})
+			if ev, ok := events.Receive[events.OverridesChanged](b.log, msg); ok && ev.Seq > b.overrides.Seq {
+				b.overrides, changed = ev, true
+			}
 		}
 		if changed {
 			b.rebuild()
@@ -475,12 +421,25 @@ func (b *CatalogBuilder) Run(ctx context.Context) error {
 	return nil
 }
 
+// takeScan keeps ev when it is the newest scan of its source, and reports
+// whether it did. A scan made for an older configuration never replaces one
+// made for a newer one, whatever their Seq (scans of two configurations may
+// finish in any order).
+func (b *Builder) takeScan(ev events.SourceScanned) bool {
+	if old, ok := b.scans[ev.Source.ID]; ok && (ev.ConfigSeq < old.ConfigSeq ||
+		ev.ConfigSeq == old.ConfigSeq && ev.Seq <= old.Seq) {
+		return false
+	}
+	b.scans[ev.Source.ID] = ev
+	return true
+}
+
 // rebuild publishes a new catalog when the configuration and its overrides
 // have arrived and every served source has a scan for the current
 // configuration. Waiting for the overrides matters: the first catalog fixes
 // the stdio server's instructions, so it must not list a skill the user took
 // out of the catalog.
-func (b *CatalogBuilder) rebuild() {
+func (b *Builder) rebuild() {
 	if b.cfg.Seq == 0 || b.overrides.Seq == 0 {
 		return
 	}
@@ -496,7 +455,7 @@ func (b *CatalogBuilder) rebuild() {
 	if b.prev != nil {
 		version = b.prev.Version + 1
 	}
-	cat := BuildCatalog(version, b.cfg, current, b.overrides.Overrides)
+	cat := Build(version, b.cfg, current, b.overrides.Overrides)
 	if b.cfg.Static {
 		cat = b.fixSkillSet(cat)
 	}
@@ -518,7 +477,7 @@ func (b *CatalogBuilder) rebuild() {
 // (manifests, digests, frontmatter), so subscribers still hear of edits and
 // reads stay consistent, and it disappears when its folder goes or its
 // SKILL.md stops being valid, as nothing could be served for it.
-func (b *CatalogBuilder) fixSkillSet(cat *events.Catalog) *events.Catalog {
+func (b *Builder) fixSkillSet(cat *events.Catalog) *events.Catalog {
 	if b.static == nil {
 		b.static = make(map[string]bool, len(cat.Skills))
 		for _, s := range cat.Skills {
@@ -540,7 +499,7 @@ func (b *CatalogBuilder) fixSkillSet(cat *events.Catalog) *events.Catalog {
 	return events.NewCatalog(cat.Version, cat.Static, skills, diags)
 }
 
-func (b *CatalogBuilder) logDiagnostics(diags []events.Diagnostic) {
+func (b *Builder) logDiagnostics(diags []events.Diagnostic) {
 	seen := make(map[string]bool, len(diags))
 	for _, d := range diags {
 		key := d.File + "\x00" + d.Message + "\x00" + d.Version

@@ -1,4 +1,4 @@
-package actors_test
+package catalog_test
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -21,7 +22,7 @@ type builderRun struct {
 	t                   *testing.T
 	root                string
 	src                 events.Source
-	hasher              *actors.Hasher
+	hasher              *hasher.Hasher
 	cfgIn, scanIn, ovIn chan *message.Message
 	pub                 *recordingPublisher
 	seq, ovSeq          uint64
@@ -35,7 +36,7 @@ func startBuilder(t *testing.T, root string, static bool) (*builderRun, *syncBuf
 		pub: newRecordingPublisher()}
 	logger, logs := captureLogger()
 	ctx, cancel := context.WithCancel(t.Context())
-	b := actors.NewCatalogBuilder(actors.CatalogInboxes{Configured: r.cfgIn, Scanned: r.scanIn, Overrides: r.ovIn}, r.pub, logger)
+	b := catalog.New(catalog.Inboxes{Configured: r.cfgIn, Scanned: r.scanIn, Overrides: r.ovIn}, r.pub, &catalog.Options{Logger: logger})
 	done := make(chan error)
 	go func() { done <- b.Run(ctx) }()
 	t.Cleanup(func() {
@@ -247,4 +248,89 @@ func TestCatalogBuilderStatic(t *testing.T) {
 			t.Errorf("after b came back: %+v, want b served again (it was there at startup)", lists(ev))
 		}
 	})
+}
+
+// TestCatalogBuilderOrdering feeds events out of order and stale, and
+// checks versions, readiness, and that each diagnostic is logged once.
+func TestCatalogBuilderOrdering(t *testing.T) {
+	root := "/r/skills"
+	src := events.Source{ID: "0", Kind: events.SourceLocal, Root: root, Prefix: "skills"}
+	remote := events.Source{ID: "1", Kind: events.SourceGitHub, Location: "github.com/a/b", Root: "/cache/a/b", Prefix: "a-b"}
+	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{src, remote, bundledSource()}}
+	scan := func(seq uint64, s events.Source, skills ...events.ScannedSkill) events.SourceScanned {
+		return events.SourceScanned{Seq: seq, ConfigSeq: 1, Source: s, Skills: skills}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		cfgIn, scanIn, ovIn := make(chan *message.Message), make(chan *message.Message), make(chan *message.Message)
+		pub := newRecordingPublisher()
+		log, logs := captureLogger()
+		b := catalog.New(catalog.Inboxes{Configured: cfgIn, Scanned: scanIn, Overrides: ovIn}, pub, &catalog.Options{Logger: log})
+		done := make(chan error)
+		go func() { done <- b.Run(ctx) }()
+
+		// A scan before its configuration is kept; nothing is built yet.
+		scanIn <- encode(t, scan(2, src, scanned("a", skillMD("a", "new")), scanned("bad", "no frontmatter")))
+		cfgIn <- encode(t, cfg)
+		synctest.Wait()
+		if n := len(pub.all()); n != 0 {
+			t.Fatalf("published %d catalogs before the bundled scan, want 0", n)
+		}
+		// A stale scan of the same source is dropped.
+		scanIn <- encode(t, scan(1, src, scanned("a", skillMD("a", "old"))))
+		scanIn <- encode(t, scan(3, bundledSource()))
+		synctest.Wait()
+		if n := len(pub.all()); n != 0 {
+			t.Fatalf("published %d catalogs before the remote source's cache scan, want 0", n)
+		}
+		scanIn <- encode(t, scan(4, remote))
+		synctest.Wait()
+		// Every scan is in, but the first catalog waits for the overrides.
+		if n := len(pub.all()); n != 0 {
+			t.Fatalf("published %d catalogs before the overrides arrived, want 0", n)
+		}
+		ovIn <- encode(t, events.OverridesChanged{Seq: 1})
+		synctest.Wait()
+		msgs := pub.all()
+		if len(msgs) != 1 {
+			t.Fatalf("published %d catalogs, want 1", len(msgs))
+		}
+		ev, err := decodeCatalog(nil, msgs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Catalog.Version != 1 || len(ev.Catalog.Skills) != 1 || ev.Catalog.Skills[0].Description != "new" {
+			t.Errorf("catalog = v%d %+v, want v1 with the newest scan", ev.Catalog.Version, ev.Catalog.Skills)
+		}
+
+		// A stale configuration changes nothing; overrides rebuild.
+		cfgIn <- encode(t, events.SourcesConfigured{Seq: 0})
+		f := false
+		ovIn <- encode(t, events.OverridesChanged{Seq: 2, Overrides: map[string]events.Override{"skills__a": {Assistant: &f}}})
+		ovIn <- encode(t, events.OverridesChanged{Seq: 2})
+		synctest.Wait()
+		msgs = pub.all()
+		if len(msgs) != 2 {
+			t.Fatalf("published %d catalogs, want 2", len(msgs))
+		}
+		ev, err = decodeCatalog(ev.Catalog, msgs[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Catalog.Version != 2 || ev.Catalog.Skills[0].ModelInvocable || !cmp.Equal(ev.Changed, []string{"skill://skills/a/SKILL.md"}) {
+			t.Errorf("second catalog = v%d changed %v model %v; want v2, a changed, not model-invocable",
+				ev.Catalog.Version, ev.Changed, ev.Catalog.Skills[0].ModelInvocable)
+		}
+		if n := strings.Count(logs.String(), "skipped /r/skills/bad/SKILL.md"); n != 1 {
+			t.Errorf("skip line logged %d times over two versions, want 1:\n%s", n, logs)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+	})
+}
+
+func bundledSource() events.Source {
+	return events.Source{ID: "bundled", Kind: events.SourceBundled, Location: "bundled", Root: "."}
 }

@@ -1,4 +1,4 @@
-package actors_test
+package hasher_test
 
 import (
 	"context"
@@ -21,11 +21,13 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
-func newTestHasher(opts *actors.HasherOptions) *actors.Hasher {
-	return actors.NewHasher(make(chan *message.Message), newRecordingPublisher(), opts)
+func newTestHasher(opts *hasher.Options) *hasher.Hasher {
+	return hasher.New(hasher.Inboxes{Configured: make(chan *message.Message)}, newRecordingPublisher(), opts)
 }
 
 func localSource(root string) events.Source {
@@ -284,14 +286,14 @@ func TestScanRecordsContent(t *testing.T) {
 		fsys[p] = &fstest.MapFile{Data: []byte(body)}
 	}
 	bsrc := events.Source{ID: actors.BundledSourceID, Kind: events.SourceBundled, Location: "bundled", Root: "."}
-	bundled, err := newTestHasher(&actors.HasherOptions{Bundled: fsys}).Scan(t.Context(), bsrc)
+	bundled, err := newTestHasher(&hasher.Options{Bundled: fsys}).Scan(t.Context(), bsrc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	check(t, bundled)
 
 	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}}
-	cat := actors.BuildCatalog(1, cfg, map[string]events.SourceScanned{src.ID: cached}, nil)
+	cat := catalog.Build(1, cfg, map[string]events.SourceScanned{src.ID: cached}, nil)
 	sk := cat.SkillByName(filepath.Base(root) + "__a")
 	if sk == nil {
 		t.Fatalf("catalog has no skill a: %+v", cat.Skills)
@@ -493,7 +495,7 @@ func TestScanCache(t *testing.T) {
 		files[fmt.Sprintf("a/assets/%02d.bin", i)] = strings.Repeat("x", i)
 	}
 	writeTree(t, root, files)
-	h := newTestHasher(&actors.HasherOptions{Workers: 3})
+	h := newTestHasher(&hasher.Options{Workers: 3})
 	src := localSource(root)
 	first, err := h.Scan(t.Context(), src)
 	if err != nil {
@@ -575,14 +577,14 @@ func TestScanMissingRoot(t *testing.T) {
 // bundle walked like a local root.
 func TestScanBundled(t *testing.T) {
 	src := events.Source{ID: actors.BundledSourceID, Kind: events.SourceBundled, Location: "bundled", Root: "."}
-	scan, err := newTestHasher(&actors.HasherOptions{Bundled: actors.Bundled()}).Scan(t.Context(), src)
+	scan, err := newTestHasher(&hasher.Options{Bundled: actors.Bundled()}).Scan(t.Context(), src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"skilljack-docs"}, relDirs(scan)); diff != "" {
 		t.Fatalf("bundled skills mismatch (-want +got):\n%s", diff)
 	}
-	cat := actors.BuildCatalog(1, events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}}, map[string]events.SourceScanned{src.ID: scan}, nil)
+	cat := catalog.Build(1, events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}}, map[string]events.SourceScanned{src.ID: scan}, nil)
 	if len(cat.Skills) != 1 || len(cat.Diagnostics) != 0 {
 		t.Fatalf("catalog = %+v; diagnostics %+v", cat.Skills, cat.Diagnostics)
 	}
@@ -597,7 +599,7 @@ func TestScanBundled(t *testing.T) {
 		"one/.hidden":         {Data: []byte("h")},
 		"skills/two/SKILL.md": {Data: []byte(skillMD("two", "d"))},
 	}
-	scan, err = newTestHasher(&actors.HasherOptions{Bundled: fsys}).Scan(t.Context(), src)
+	scan, err = newTestHasher(&hasher.Options{Bundled: fsys}).Scan(t.Context(), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -684,7 +686,7 @@ type hasherRun struct {
 func startHasher(t *testing.T, cfg events.SourcesConfigured) *hasherRun {
 	t.Helper()
 	r := &hasherRun{t: t, cfgIn: make(chan *message.Message), changes: make(chan *message.Message), pub: newRecordingPublisher(), cfg: cfg}
-	h := actors.NewHasher(r.cfgIn, r.pub, &actors.HasherOptions{Changes: r.changes, Workers: 2})
+	h := hasher.New(hasher.Inboxes{Configured: r.cfgIn, Changes: r.changes}, r.pub, &hasher.Options{Workers: 2})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
 	go func() { done <- h.Run(ctx) }()

@@ -1,4 +1,4 @@
-package actors_test
+package hasher_test
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -70,7 +70,7 @@ func TestHasherSizeCaps(t *testing.T) {
 
 	// Caps from the options: 1000-byte files (a file of exactly the cap is
 	// served), 200-byte SKILL.md.
-	scan, err = newTestHasher(&actors.HasherOptions{MaxFileSize: 1000, MaxSkillMDSize: 200}).Scan(t.Context(), localSource(root))
+	scan, err = newTestHasher(&hasher.Options{MaxFileSize: 1000, MaxSkillMDSize: 200}).Scan(t.Context(), localSource(root))
 	if err != nil {
 		t.Fatal(err)
 	}

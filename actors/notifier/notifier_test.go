@@ -1,4 +1,4 @@
-package actors_test
+package notifier_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/notifier"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -50,13 +50,13 @@ type notice struct {
 // the last step.
 func runNotifier(t *testing.T, steps []notifierStep) []notice {
 	t.Helper()
-	const d = actors.DefaultNotifyDebounce
+	const d = notifier.DefaultDebounce
 	var got []notice
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		in := make(chan *message.Message)
 		pub := newRecordingPublisher()
-		n := actors.NewNotifier(in, pub, nil)
+		n := notifier.New(notifier.Inboxes{Catalog: in}, pub, nil)
 		done := make(chan error)
 		go func() { done <- n.Run(ctx) }()
 		start := time.Now()
@@ -92,7 +92,7 @@ func runNotifier(t *testing.T, steps []notifierStep) []notice {
 // vanished files, the index when skills come or go, stale versions
 // dropped, and the per-URI debounce (in synctest's fake time).
 func TestNotifier(t *testing.T) {
-	const d = actors.DefaultNotifyDebounce
+	const d = notifier.DefaultDebounce
 	v1 := notifierCatalog(1, map[string]string{"a/SKILL.md": "a", "a/x.md": "x", "a/y.md": "y", "b/SKILL.md": "b"}, "a", "b")
 	v2 := notifierCatalog(2, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2", "a/y.md": "y", "b/SKILL.md": "b"}, "a", "b")
 	v3 := notifierCatalog(3, map[string]string{"a/SKILL.md": "a", "a/x.md": "x3", "a/y.md": "y", "b/SKILL.md": "b"}, "a", "b")
@@ -165,7 +165,7 @@ func TestNotifierDebounceOption(t *testing.T) {
 		defer cancel()
 		in := make(chan *message.Message)
 		pub := newRecordingPublisher()
-		n := actors.NewNotifierWithOptions(in, pub, &actors.NotifierOptions{Debounce: time.Second})
+		n := notifier.New(notifier.Inboxes{Catalog: in}, pub, &notifier.Options{Debounce: time.Second})
 		go n.Run(ctx)
 		v1 := notifierCatalog(1, map[string]string{"a/SKILL.md": "a"}, "a")
 		v2 := notifierCatalog(2, map[string]string{"a/SKILL.md": "a2"}, "a")
@@ -186,7 +186,7 @@ func TestNotifierDebounceOption(t *testing.T) {
 // vanished URIs whose skill went, as of the newest catalog.
 func TestNotifierIndexAndGone(t *testing.T) {
 	const (
-		d     = actors.DefaultNotifyDebounce
+		d     = notifier.DefaultDebounce
 		index = events.IndexURI
 		aMD   = "skill://skills/a/SKILL.md"
 		aX    = "skill://skills/a/x.md"
@@ -285,7 +285,7 @@ func TestNotifierIndexAndGone(t *testing.T) {
 // served by the parent: not Gone, and unchanged; only the index changes.
 // When the parent goes as well, they go with it.
 func TestNotifierNestedSkillGone(t *testing.T) {
-	const d = actors.DefaultNotifyDebounce
+	const d = notifier.DefaultDebounce
 	outer := events.Skill{QualifiedName: "skills__o", Name: "o", SkillPath: "skills/o", URI: "skill://skills/o/SKILL.md", Listed: true,
 		Files: []events.File{{Path: "SKILL.md", Digest: digest("o")}, {Path: "i/SKILL.md", Digest: digest("i")}, {Path: "i/r.md", Digest: digest("r")}}}
 	inner := events.Skill{QualifiedName: "skills__o__i", Name: "i", SkillPath: "skills/o/i", URI: "skill://skills/o/i/SKILL.md", Listed: true,

@@ -1,0 +1,186 @@
+package actors_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/skilljack/skilljack-mcp"
+
+// Packages of this module by role (import paths relative to the module).
+var (
+	// leaves import nothing of this module.
+	leaves = []string{"events", "fetch", "archive"}
+	// actorPackages are the actors, one package each; none imports another.
+	actorPackages = []string{
+		"actors/watch", "actors/hasher", "actors/catalog", "actors/notifier",
+		"actors/config", "actors/remote/wellknown", "actors/remote/github",
+	}
+	// shared are what an actor package may import of this module.
+	shared = []string{"events", "fetch", "archive", "actors/skill", "actors/remote", "actors/config"}
+	// wiring may import every actor package: it builds and runs them.
+	// The not-yet-split actors root still holds the configuration and the
+	// remote fetchers (issue 11 stage 2); once they move, it imports only
+	// what NewPipeline, Run and Validate need.
+	wiring = []string{"actors", "."}
+	// allowedExtra lists, per package, imports of this module allowed on
+	// top of its role. Tighten by deleting entries.
+	allowedExtra = map[string][]string{
+		"actors/skill":  {"events"},
+		"actors/remote": {"events", "fetch", "archive", "actors/skill", "actors/config"},
+		"mcpface":       {"events", "actors/skill"},
+	}
+)
+
+// Third-party packages only one package of this module may import.
+var exclusive = map[string]string{
+	"github.com/modelcontextprotocol/go-sdk": "mcpface",
+	"github.com/rjeczalik/notify":            "actors/watch",
+}
+
+// TestImportRules checks the import graph of the module's non-test code
+// (DESIGN "Rules that keep it an actor system"): events, fetch and archive
+// import nothing of this module; an actor package imports events, fetch,
+// archive, actors/skill, actors/remote and actors/config, never another
+// actor package; only mcpface imports the MCP SDK; only actors/watch
+// imports rjeczalik/notify. It reads the sources, build tags ignored, so
+// every platform's files are checked.
+func TestImportRules(t *testing.T) {
+	imports := moduleImports(t, "..")
+	if len(imports["actors/watch"]) == 0 {
+		t.Fatalf("found no imports of actors/watch among %d packages: wrong module root?", len(imports))
+	}
+	for pkg, imps := range imports {
+		for _, imp := range imps {
+			if why := importRule(pkg, imp); why != "" {
+				t.Errorf("%s imports %s: %s", displayPkg(pkg), imp, why)
+			}
+		}
+	}
+}
+
+// importRule returns why pkg may not import imp, or "".
+func importRule(pkg, imp string) string {
+	for prefix, owner := range exclusive {
+		if (imp == prefix || strings.HasPrefix(imp, prefix+"/")) && pkg != owner {
+			return "only " + owner + " may import " + prefix
+		}
+	}
+	rel, ok := strings.CutPrefix(imp, module+"/")
+	if !ok {
+		return ""
+	}
+	switch {
+	case slices.Contains(leaves, pkg):
+		return "events, fetch and archive are leaves: they import nothing of this module"
+	case slices.Contains(wiring, pkg):
+		return ""
+	case slices.Contains(allowedExtra[pkg], rel):
+		return ""
+	case slices.Contains(actorPackages, pkg):
+		if rel == pkg || slices.Contains(shared, rel) {
+			return ""
+		}
+		return "an actor package imports only " + strings.Join(shared, ", ") + " of this module, never another actor"
+	case slices.Contains(actorPackages, rel):
+		return "only the wiring (actors) imports an actor package"
+	}
+	if _, listed := allowedExtra[pkg]; listed {
+		return "not in its allowed imports"
+	}
+	return ""
+}
+
+func displayPkg(pkg string) string {
+	if pkg == "." {
+		return module
+	}
+	return module + "/" + pkg
+}
+
+// moduleImports maps each package directory below root (relative, "/"
+// separated, "." for root) to the imports of its non-test Go files.
+func moduleImports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(p))
+		if err != nil {
+			return err
+		}
+		pkg := path.Clean(filepath.ToSlash(rel))
+		for _, s := range f.Imports {
+			imp, err := strconv.Unquote(s.Path.Value)
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(out[pkg], imp) {
+				out[pkg] = append(out[pkg], imp)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestImportRuleCases pins importRule on the cases it must refuse and
+// allow, so a rule cannot go silently lax.
+func TestImportRuleCases(t *testing.T) {
+	tests := []struct {
+		pkg, imp string
+		ok       bool
+	}{
+		{"actors/hasher", module + "/actors/catalog", false},
+		{"actors/watch", module + "/actors/hasher", false},
+		{"actors/remote/github", module + "/actors/remote/wellknown", false},
+		{"actors/hasher", module + "/actors/skill", true},
+		{"actors/hasher", module + "/events", true},
+		{"actors/remote/wellknown", module + "/actors/remote", true},
+		{"actors/catalog", module + "/actors/config", true},
+		{"actors/notifier", module + "/mcpface", false},
+		{"events", module + "/actors/skill", false},
+		{"fetch", module + "/events", false},
+		{"archive", module + "/fetch", false},
+		{"actors/skill", module + "/actors/hasher", false},
+		{"actors/catalog", "github.com/modelcontextprotocol/go-sdk/mcp", false},
+		{"mcpface", "github.com/modelcontextprotocol/go-sdk/mcp", true},
+		{"mcpface", module + "/actors/hasher", false},
+		{"actors/hasher", "github.com/rjeczalik/notify", false},
+		{"actors/watch", "github.com/rjeczalik/notify", true},
+		{"actors", module + "/actors/hasher", true},
+	}
+	for _, tc := range tests {
+		why := importRule(tc.pkg, tc.imp)
+		if (why == "") != tc.ok {
+			t.Errorf("importRule(%q, %q) = %q, want allowed %v", tc.pkg, tc.imp, why, tc.ok)
+		}
+	}
+}
