@@ -22,7 +22,10 @@ import (
 )
 
 // Agent Skills and SEP-2640 limits; going over any of them is a warning,
-// never a reason to drop a skill.
+// never a reason to drop a skill. Going over a frontmatter limit (the
+// description's, compatibility's) also leaves the skill out of skills/list
+// (issue 13 item 4); the per-skill file limits do not, as SEP2640-R44 lets
+// hosts accept larger skills.
 const (
 	maxDescriptionLen   = 1024     // ASF-R11
 	maxCompatibilityLen = 500      // ASF-R13
@@ -146,12 +149,15 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	var f findings
 	f.parsing(fm)
 	name, listed := f.name(fm, path.Base(ss.RelDir))
-	f.limits(fm, desc, name, ss.Files)
+	listed = f.limits(fm, desc, name, ss.Files) && listed
 	sk = newSkill(src, ss, fm, name, desc, listed)
 	if len(f.texts) > 0 {
 		msg := fmt.Sprintf("%s: %s; served", file, strings.Join(f.texts, "; "))
 		if !listed {
-			msg += "; left out of skills/list"
+			// One policy (issue 13 item 4): an entry a strict SEP-2640 client
+			// would reject is not offered to it; everything else serves it.
+			msg = fmt.Sprintf("%s: %s; served through tools, prompts and resources, but left out of skills/list and skill://index.json, whose strict clients would reject its entry",
+				file, strings.Join(f.texts, "; "))
 		}
 		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(f.rules, ","), Message: msg, Version: version}
 	}
@@ -256,20 +262,29 @@ func (f *findings) name(fm *skill.Frontmatter, folder string) (name string, list
 }
 
 // limits notes the length and size limits the skill goes over (ASF-R11,
-// ASF-R13, ASF-R14, SEP2640-R43).
-func (f *findings) limits(fm *skill.Frontmatter, desc, name string, files []events.File) {
+// ASF-R13, ASF-R14, SEP2640-R43) and reports whether its frontmatter keeps
+// within the Agent Skills field rules a strict client checks an entry
+// against: a description of at most 1,024 characters, a string
+// compatibility of at most 500, string metadata values (issue 13 item 4).
+// The per-skill file limits are warnings only.
+func (f *findings) limits(fm *skill.Frontmatter, desc, name string, files []events.File) (strict bool) {
+	strict = true
 	if n := utf8.RuneCountInString(desc); n > maxDescriptionLen {
 		f.note("ASF-R11", "description is %d characters long, over the %d limit", n, maxDescriptionLen)
+		strict = false
 	}
 	if c, isStr, present := fm.Str("compatibility"); present {
 		if !isStr {
 			f.note("ASF-R13", "compatibility is not a string but %s", fm.KindOf("compatibility"))
+			strict = false
 		} else if n := utf8.RuneCountInString(c); n > maxCompatibilityLen {
 			f.note("ASF-R13", "compatibility is %d characters long, over the %d limit", n, maxCompatibilityLen)
+			strict = false
 		}
 	}
 	if bad := fm.NonStringMetadata(); len(bad) > 0 {
 		f.note("ASF-R14", "metadata values should be strings; not strings: %s", strings.Join(bad, ", "))
+		strict = false
 	}
 	var total int64
 	for _, file := range files {
@@ -279,6 +294,7 @@ func (f *findings) limits(fm *skill.Frontmatter, desc, name string, files []even
 		f.note("SEP2640-R43", "skill %s has %d files (limit %d) and %d bytes (limit %d), over the SEP-2640 per-skill limits",
 			name, len(files), maxSkillFiles, total, maxSkillBytes)
 	}
+	return strict
 }
 
 // newSkill assembles the catalog entry of a served skill.
