@@ -118,8 +118,52 @@ func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events
 			diags = append(diags, c.diags...)
 		}
 	}
+	diags = append(diags, unmatchedOverrides(overrides, skills)...)
 	return events.NewCatalog(version, cfg.Static, skills, diags)
 }
+
+// unmatchedOverrides warns, once per key and in key order, about every
+// invocation override whose key is no served skill's qualified name: it
+// does nothing, which a user who reordered sources or used a bare name
+// would not notice. A key that is the last segment of exactly one
+// qualified name gets that name as a suggestion (issue 13 item 9).
+func unmatchedOverrides(overrides map[string]events.Override, skills []events.Skill) []events.Diagnostic {
+	var keys []string
+	for k := range overrides {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var diags []events.Diagnostic
+	for _, k := range keys {
+		var suggest []string
+		found := false
+		for i := range skills {
+			q := skills[i].QualifiedName
+			if q == k {
+				found = true
+				break
+			}
+			if strings.HasSuffix(q, "__"+k) || skills[i].Name == k {
+				suggest = append(suggest, q)
+			}
+		}
+		if found {
+			continue
+		}
+		msg := fmt.Sprintf("%s: the override %q names no served skill, so it changes nothing; keys are qualified names such as <source folder>__<skill>", overridesKey, k)
+		if len(suggest) == 1 {
+			msg += fmt.Sprintf(" (did you mean %q?)", suggest[0])
+		} else if len(suggest) > 1 {
+			msg += fmt.Sprintf(" (it could be any of %s)", strings.Join(suggest, ", "))
+		}
+		diags = append(diags, events.Diagnostic{File: overridesKey, Level: events.LevelWarn, Message: msg})
+	}
+	return diags
+}
+
+// overridesKey is the config file key of the invocation overrides; it names
+// the "file" of their diagnostics.
+const overridesKey = "skillInvocationOverrides"
 
 // mdFile names a scanned skill's SKILL.md as it is on disk.
 func mdFile(src events.Source, ss events.ScannedSkill) string {
