@@ -158,13 +158,14 @@ func serve(ctx context.Context, set actors.Settings, reload func() (actors.Confi
 		return err
 	}
 	facade := mcpface.New(&mcpface.Options{
-		Version:     buildVersion(),
-		Tools:       set.Tools,
-		CatalogMode: set.Catalog,
-		Static:      set.Config.Static,
-		MaxFileSize: set.MaxFileSize,
-		Bundled:     bundled,
-		Logger:      log,
+		Version:       buildVersion(),
+		Tools:         set.Tools,
+		CatalogMode:   set.Catalog,
+		CatalogBudget: set.CatalogBudget,
+		Static:        set.Config.Static,
+		MaxFileSize:   set.MaxFileSize,
+		Bundled:       bundled,
+		Logger:        log,
 	})
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })

@@ -26,6 +26,9 @@ type Settings struct {
 	// Catalog is --catalog / SKILLJACK_CATALOG: instructions or
 	// tool-description.
 	Catalog string
+	// CatalogBudget is --catalog-budget / SKILLJACK_CATALOG_BUDGET: the
+	// most characters of the <available_skills> list (issue 13 item 6).
+	CatalogBudget int
 	// Trace is --trace / SKILLJACK_TRACE; "" records nothing.
 	Trace string
 	// MaxFileSize caps a supporting file, in bytes (MAX_FILE_SIZE_MB).
@@ -174,6 +177,10 @@ func SettingsTable() []Setting {
 			Doc:   "where the `<available_skills>` catalog goes: server `instructions`, or the `load-skill` description (legacy) — never both",
 			Usage: "where the skill catalog goes",
 			parse: enumParser{"instructions", "tool-description"}, set: to(func(s *Settings) *string { return &s.Catalog })},
+		{Flag: "--catalog-budget", Arg: "CHARS", Env: []string{"SKILLJACK_CATALOG_BUDGET"}, Default: "16000", Table: TableServe,
+			Doc:   "most characters of the `<available_skills>` list in `instructions` and in the `skill` prompt's (or `load-skill`'s) description: over it, descriptions are shortened, then only names are listed, with one line saying where to see the rest, and one warning",
+			Usage: "most characters of the skill catalog",
+			parse: countParser{}, set: to(func(s *Settings) *int { return &s.CatalogBudget })},
 		{Flag: "--http", Arg: "PORT", Optional: true, FlagDoc: "`--http[=PORT]`", Env: []string{"SKILLJACK_HTTP_PORT"}, EnvDoc: "`SKILLJACK_HTTP_PORT=PORT`",
 			Default: strconv.Itoa(DefaultHTTPPort), DefaultDoc: "off (stdio); port 3000", Table: TableServe,
 			Doc:   "serve stateless HTTP at `POST /mcp` instead of stdio; `--http=0` picks a free port. Port priority: `--http=PORT` > `SKILLJACK_HTTP_PORT` > 3000",

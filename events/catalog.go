@@ -38,7 +38,11 @@ type Skill struct {
 	Frontmatter json.RawMessage `json:"frontmatter"`
 	// Listed reports whether the skill has a skills/list entry: its
 	// frontmatter carries a string name that is a valid Agent Skills name and
-	// equals the last segment of its skill path (SEP2640-R13, R14, R30).
+	// equals the last segment of its skill path (SEP2640-R13, R14, R30), and
+	// keeps within the Agent Skills field rules a strict client checks
+	// (description at most 1,024 characters, compatibility a string of at
+	// most 500, string metadata values: ASF-R11, R13, R14). An unlisted skill
+	// is still served through tools, prompts and resources (issue 13 item 4).
 	Listed bool `json:"listed"`
 	// ModelInvocable is the effective model-invocation flag: the override, or
 	// else not disable-model-invocation: true.

@@ -1,6 +1,8 @@
 package mcpface
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -19,36 +21,108 @@ var howToLoad = map[string]string{
 const urgency = `IMPORTANT: when a task matches a skill's description, load that skill immediately, before you answer or take any other step. Loading the matching skill is a BLOCKING REQUIREMENT: do not start the task from memory.`
 
 // catalogInstructions returns the server instructions: intro, how-to-load
-// paragraph for toolsMode, urgency paragraph, and the catalog of
-// model-invocable skills.
-func catalogInstructions(c *events.Catalog, toolsMode string) string {
-	return instructionsIntro + "\n\n" + howToLoad[toolsMode] + "\n\n" + urgency + "\n\n" +
-		skillsBlock(c, func(s *events.Skill) bool { return s.ModelInvocable })
+// paragraph for the tools mode, urgency paragraph, and the catalog of
+// model-invocable skills. remote is true for HTTP clients (see
+// [Facade.skillsBlock]).
+func (f *Facade) catalogInstructions(c *events.Catalog, remote bool) string {
+	return instructionsIntro + "\n\n" + howToLoad[f.opts.Tools] + "\n\n" + urgency + "\n\n" +
+		f.skillsBlock(c, modelInvocable, remote)
 }
 
 // skillsBlock is the reference's generateInstructions(): a "# Skills"
 // heading, a one-line rule and the <available_skills> list of the skills keep
-// accepts.
-func skillsBlock(c *events.Catalog, keep func(*events.Skill) bool) string {
+// accepts, kept within the catalog budget ([Facade.availableSkills]).
+func (f *Facade) skillsBlock(c *events.Catalog, keep func(*events.Skill) bool, remote bool) string {
+	list, note := f.availableSkills(c, keep, remote)
+	if note != "" {
+		note += "\n\n"
+	}
 	return "# Skills\n\nWhen a task matches a skill below, activate that skill first, then follow its instructions fully.\n\n" +
-		availableSkills(c, keep)
+		note + list
 }
 
-// availableSkills renders the <available_skills> element: elements only, in
+// minDescription is the shortest a description is cut to before the
+// catalog falls back to names only: below it a description no longer says
+// when to use the skill.
+const minDescription = 80
+
+// availableSkills renders the <available_skills> element of the skills keep
+// accepts (see [renderSkills]) within the catalog budget, and returns with
+// it the one line that says how it was shortened, or "" (issue 13 item 6).
+// Over the budget, descriptions are cut to the longest length that fits
+// (at least minDescription characters); if even that is too long, only
+// names are listed; if even that is too long, only the first names that
+// fit. The first shortening warns once per process.
+func (f *Facade) availableSkills(c *events.Catalog, keep func(*events.Skill) bool, remote bool) (string, string) {
+	var skills []*events.Skill
+	for i := range c.Skills {
+		if keep(&c.Skills[i]) {
+			skills = append(skills, &c.Skills[i])
+		}
+	}
+	full := renderSkills(skills, !remote, -1)
+	budget := f.opts.CatalogBudget
+	if budget <= 0 || chars(full) <= budget {
+		return full, ""
+	}
+	fits := func(s string) bool { return chars(s) <= budget }
+	intro := fmt.Sprintf("This list is shortened to fit the catalog budget of %d characters (--catalog-budget, SKILLJACK_CATALOG_BUDGET): ", budget)
+	rest := "; skills/list and the `skill` prompt give every skill with its full description."
+	var out, how string
+	if short := renderSkills(skills, !remote, minDescription); fits(short) {
+		// The longest cut that fits: rendered length grows with it.
+		lo, hi := minDescription, maxDescription(skills)
+		out = short
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if r := renderSkills(skills, !remote, mid); fits(r) {
+				lo, out = mid, r
+			} else {
+				hi = mid - 1
+			}
+		}
+		how = fmt.Sprintf("descriptions longer than %d characters are cut", lo)
+	} else if names := renderNames(skills); fits(names) {
+		out, how = names, fmt.Sprintf("only the names of the %d skills are listed", len(skills))
+	} else {
+		n := sort.Search(len(skills)+1, func(n int) bool { return !fits(renderNames(skills[:n])) }) - 1
+		out, how = renderNames(skills[:n]), fmt.Sprintf("only the names of the first %d of %d skills are listed", n, len(skills))
+	}
+	if f.budgetWarned.CompareAndSwap(false, true) {
+		f.log.Warn("the skill catalog is over its budget and is shortened in instructions and the skill prompt description; see every skill in skills/list",
+			"characters", chars(full), "budget", budget, "skills", len(skills), "shortened", how,
+			"setting", "--catalog-budget or SKILLJACK_CATALOG_BUDGET")
+	}
+	return out, intro + how + rest
+}
+
+// chars counts the characters (runes) of s, the unit of the budget.
+func chars(s string) int { return utf8.RuneCountInString(s) }
+
+// maxDescription returns the length of the longest trimmed description.
+func maxDescription(skills []*events.Skill) int {
+	n := 0
+	for _, s := range skills {
+		n = max(n, chars(strings.TrimSpace(s.Description)))
+	}
+	return n
+}
+
+// renderSkills renders the <available_skills> element: elements only, in
 // catalog (URI) order, every text XML-escaped. The empty list is exactly
-// "<available_skills>\n</available_skills>".
-func availableSkills(c *events.Catalog, keep func(*events.Skill) bool) string {
+// "<available_skills>\n</available_skills>". Each skill gives its name,
+// its description (cut to cut characters, an ellipsis included, when cut
+// >= 0), its SKILL.md's absolute path on disk as <location> when paths
+// holds (a stdio client runs on the server's machine; an HTTP client must
+// never see server paths, issue 13 item 11) and its skill:// URI.
+func renderSkills(skills []*events.Skill, paths bool, cut int) string {
 	var b strings.Builder
 	b.WriteString("<available_skills>\n")
-	for i := range c.Skills {
-		s := &c.Skills[i]
-		if !keep(s) {
-			continue
-		}
+	for _, s := range skills {
 		b.WriteString("<skill>\n")
 		b.WriteString("<name>" + xmlEscape(s.QualifiedName) + "</name>\n")
-		b.WriteString("<description>" + xmlEscape(strings.TrimSpace(s.Description)) + "</description>\n")
-		if p := diskPath(s); p != "" {
+		b.WriteString("<description>" + xmlEscape(shorten(strings.TrimSpace(s.Description), cut)) + "</description>\n")
+		if p := diskPath(s); paths && p != "" {
 			b.WriteString("<location>" + xmlEscape(p) + "</location>\n")
 		}
 		b.WriteString("<uri>" + xmlEscape(s.URI) + "</uri>\n")
@@ -56,6 +130,27 @@ func availableSkills(c *events.Catalog, keep func(*events.Skill) bool) string {
 	}
 	b.WriteString("</available_skills>")
 	return b.String()
+}
+
+// renderNames renders the <available_skills> element with names only.
+func renderNames(skills []*events.Skill) string {
+	var b strings.Builder
+	b.WriteString("<available_skills>\n")
+	for _, s := range skills {
+		b.WriteString("<skill><name>" + xmlEscape(s.QualifiedName) + "</name></skill>\n")
+	}
+	b.WriteString("</available_skills>")
+	return b.String()
+}
+
+// shorten returns s cut to at most n characters, the last one an ellipsis,
+// or s whole when n < 0 or s is short enough.
+func shorten(s string, n int) string {
+	if n < 0 || chars(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:max(n-1, 0)])) + "…"
 }
 
 var xmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")

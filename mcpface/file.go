@@ -105,17 +105,19 @@ func openFile(sk *events.Skill, f *events.File, bundled fs.FS) (io.Reader, func(
 	if dir == "" {
 		dir = sk.Dir
 	}
+	// Errors name the skill and the file inside it, never a server path:
+	// they reach clients, also over HTTP (issue 13 item 11).
 	root, err := skill.OpenDir(dir, sk.DirID)
 	if errors.Is(err, skill.ErrFolderChanged) {
-		return nil, nil, fmt.Errorf("skill folder %s changed since it was scanned: %w", sk.Dir, errChanged)
+		return nil, nil, fmt.Errorf("the folder of skill %s changed since it was scanned: %w", sk.QualifiedName, errChanged)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("opening the folder of skill %s: %w", sk.QualifiedName, withoutPath(err))
 	}
 	defer root.Close()
 	file, _, err := skill.OpenFile(root, rel)
 	if errors.Is(err, skill.ErrNotRegular) {
-		return nil, nil, fmt.Errorf("opening %s: %w", filepath.Join(sk.Dir, filepath.FromSlash(rel)), errNotFile)
+		return nil, nil, fmt.Errorf("opening %s of skill %s: %w", rel, sk.QualifiedName, errNotFile)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -145,6 +147,16 @@ func readFile(sk *events.Skill, f *events.File, bundled fs.FS, max int64) ([]byt
 		return nil, fmt.Errorf("%s: %w", f.Path, errChanged)
 	}
 	return data, nil
+}
+
+// withoutPath returns the cause of a path error, without the path it
+// names; other errors are returned as they are.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // megabytes formats n bytes as the reference does: "1.50MB".

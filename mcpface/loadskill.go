@@ -3,6 +3,7 @@ package mcpface
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,10 +28,10 @@ func readOnlyAnnotations(title string) *mcp.ToolAnnotations {
 	}
 }
 
-func (f *Facade) loadSkillTool(s *snapshot) *mcp.Tool {
+func (f *Facade) loadSkillTool(s *snapshot, remote bool) *mcp.Tool {
 	desc := loadSkillUsage
 	if f.opts.CatalogMode == CatalogToolDescription {
-		desc += "\n\n" + skillsBlock(s.cat, modelInvocable)
+		desc += "\n\n" + f.skillsBlock(s.cat, modelInvocable, remote)
 	}
 	return &mcp.Tool{
 		Name:        toolLoadSkill,
@@ -56,13 +57,46 @@ func (f *Facade) loadSkill(_ context.Context, _ *mcp.CallToolRequest, in loadSki
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil, nil
 }
 
-// skillNamed returns the skill with the qualified name name, or the tool
+// skillNamed returns the skill named name ([resolveName]), or the tool
 // error a model reads when there is none: the name and every served one.
 func skillNamed(cat *events.Catalog, name string) (*events.Skill, *mcp.CallToolResult) {
-	if sk := cat.SkillByName(name); sk != nil {
-		return sk, nil
+	sk, msg := resolveName(cat, name)
+	if sk == nil {
+		return nil, errorResult(msg)
 	}
-	return nil, errorResult(fmt.Sprintf("No skill named %q. Available skills: %s", clip(name), namesList(qualifiedNames(cat))))
+	return sk, nil
+}
+
+// resolveName returns the skill whose qualified name is name or, failing
+// that, the one skill whose bare name is name: its frontmatter name, or the
+// last segment of its qualified name ("pdf-summary" for
+// "skills__pdf-summary"), issue 13 item 9. When there is none, or several,
+// it returns nil and the message a model or user reads: the candidates, or
+// every served name.
+func resolveName(cat *events.Catalog, name string) (*events.Skill, string) {
+	if sk := cat.SkillByName(name); sk != nil {
+		return sk, ""
+	}
+	var found []*events.Skill
+	if name != "" {
+		for i := range cat.Skills {
+			s := &cat.Skills[i]
+			if s.Name == name || strings.HasSuffix(s.QualifiedName, "__"+name) {
+				found = append(found, s)
+			}
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], ""
+	case 0:
+		return nil, fmt.Sprintf("No skill named %q. Available skills: %s", clip(name), namesList(qualifiedNames(cat)))
+	}
+	names := make([]string, len(found))
+	for i, s := range found {
+		names[i] = s.QualifiedName
+	}
+	return nil, fmt.Sprintf("Several skills are named %q; pass one of these qualified names: %s", clip(name), strings.Join(names, ", "))
 }
 
 func errorResult(text string) *mcp.CallToolResult {

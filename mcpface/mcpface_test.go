@@ -42,9 +42,12 @@ func TestCapabilities(t *testing.T) {
 			want := map[string]any{
 				"completions": map[string]any{},
 				"extensions":  map[string]any{"io.modelcontextprotocol/skills": map[string]any{"directoryRead": true}},
-				"prompts":     map[string]any{"listChanged": true},
-				"resources":   map[string]any{"listChanged": true, "subscribe": true},
-				"tools":       map[string]any{"listChanged": true},
+				// issue 13 item 3: the hidden-tools notice is a log message,
+				// which a 2025-11-25 server must declare.
+				"logging":   map[string]any{},
+				"prompts":   map[string]any{"listChanged": true},
+				"resources": map[string]any{"listChanged": true, "subscribe": true},
+				"tools":     map[string]any{"listChanged": true},
 			}
 			if diff := cmp.Diff(want, m); diff != "" {
 				t.Errorf("capabilities mismatch (-want +got):\n%s", diff)

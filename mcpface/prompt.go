@@ -12,11 +12,11 @@ import (
 
 const skillPromptUsage = "Load a skill by name with auto-completion."
 
-func (f *Facade) skillPrompt(s *snapshot) *mcp.Prompt {
+func (f *Facade) skillPrompt(s *snapshot, remote bool) *mcp.Prompt {
 	return &mcp.Prompt{
 		Name:        promptSkill,
 		Title:       "Load Skill",
-		Description: skillPromptUsage + "\n\n" + skillsBlock(s.cat, userInvocable),
+		Description: skillPromptUsage + "\n\n" + f.skillsBlock(s.cat, userInvocable, remote),
 		Arguments: []*mcp.PromptArgument{{
 			Name:        "name",
 			Description: "the skill's qualified name, e.g. my-project__commit",
@@ -29,12 +29,12 @@ func (f *Facade) skillPrompt(s *snapshot) *mcp.Prompt {
 func (f *Facade) getSkillPrompt(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	s := f.current()
 	name := req.Params.Arguments["name"]
-	sk := s.cat.SkillByName(name)
+	sk, msg := resolveName(s.cat, name)
 	if sk == nil {
 		// A normal message, not an error, as in the reference.
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{
 			Role:    "user",
-			Content: &mcp.TextContent{Text: fmt.Sprintf("No skill named %q. Available skills: %s", clip(name), namesList(qualifiedNames(s.cat)))},
+			Content: &mcp.TextContent{Text: msg},
 		}}}, nil
 	}
 	return f.skillMessage(s, sk)
@@ -93,7 +93,7 @@ func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot, reg *registration
 			srv.AddPrompt(p, h)
 		}
 	}
-	add(f.skillPrompt(s), f.getSkillPrompt)
+	add(f.skillPrompt(s, reg.remote), f.getSkillPrompt)
 	for i := range s.cat.Skills {
 		sk := &s.cat.Skills[i]
 		if !sk.UserInvocable {

@@ -57,16 +57,20 @@ func modernMeta(meta mcp.Meta) bool {
 
 // modernParams is [modernMeta] for typed request params; nil params, typed
 // or not, are of the 2025-11-25 era.
-func modernParams(p mcp.Params) (modern bool) {
+func modernParams(p mcp.Params) bool { return modernMeta(paramsMeta(p)) }
+
+// paramsMeta returns the _meta of typed request params, or nil for nil
+// params, typed or not (go-sdk's GetMeta panics on a typed nil pointer).
+func paramsMeta(p mcp.Params) (meta mcp.Meta) {
 	if p == nil {
-		return false
+		return nil
 	}
 	defer func() {
 		if recover() != nil { // a typed nil params pointer
-			modern = false
+			meta = nil
 		}
 	}()
-	return modernMeta(p.GetMeta())
+	return p.GetMeta()
 }
 
 // # Errors without a JSON-RPC code

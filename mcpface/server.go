@@ -46,6 +46,9 @@ const (
 	// DefaultMaxFileSize is the reference server's MAX_FILE_SIZE_MB default
 	// (1 MB), in bytes.
 	DefaultMaxFileSize = 1 << 20
+	// DefaultCatalogBudget is the default [Options.CatalogBudget], sized like
+	// Claude Code's skill listing budget (issue 13 item 6).
+	DefaultCatalogBudget = 16000
 	// DefaultPageSize is the skills/list page size of the reference server and
 	// the SEP-2640 reference SDK.
 	DefaultPageSize = 50
@@ -85,6 +88,12 @@ type Options struct {
 	// PageSize is the skills/list page size. If zero, defaults to
 	// [DefaultPageSize].
 	PageSize int
+	// CatalogBudget is the most characters of the <available_skills> list
+	// in the instructions, the skill prompt's description and (in
+	// tool-description mode) load-skill's description; over it the list is
+	// shortened with one line saying how, and one warning is logged. If
+	// zero, defaults to [DefaultCatalogBudget]; negative means no budget.
+	CatalogBudget int
 	// Bundled holds the files of skills whose source kind is
 	// [events.SourceBundled]. Required only when such skills are served.
 	Bundled fs.FS
@@ -143,6 +152,15 @@ type Facade struct {
 	// listens counts each session's open subscriptions/listen streams.
 	listens map[*mcp.ServerSession]int
 
+	// budgetWarned is set once the over-budget catalog warning is logged.
+	budgetWarned atomic.Bool
+
+	// noticeMu guards notices and httpNotice: what each session, and the
+	// stateless HTTP server, was told about hidden tools (toolsnotice.go).
+	noticeMu   sync.Mutex
+	notices    map[*mcp.ServerSession]*toolsNotice
+	httpNotice toolsNotice
+
 	// panicHook, when set by tests, runs at the top of every request.
 	panicHook func(method string)
 }
@@ -172,6 +190,9 @@ func New(opts *Options) *Facade {
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = DefaultPageSize
+	}
+	if o.CatalogBudget == 0 {
+		o.CatalogBudget = DefaultCatalogBudget
 	}
 	log := o.Logger
 	if log == nil {
@@ -484,6 +505,9 @@ func (f *Facade) build() {
 type registrations struct {
 	tool    string            // description of the registered load-skill
 	prompts map[string]string // registered prompt name → description
+	// remote is true for the HTTP servers: their catalog shows no server
+	// paths (issue 13 item 11).
+	remote bool
 }
 
 // newServer builds a server for snapshot s, with the instructions of s.
@@ -502,6 +526,11 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 		Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
 		Tools:       &mcp.ToolCapabilities{ListChanged: !f.opts.Static},
 	}
+	if !stateless {
+		// The hidden-tools notice is a log message (issue 13 item 3), which
+		// a 2025-11-25 server must declare.
+		caps.Logging = &mcp.LoggingCapabilities{}
+	}
 	if stateless {
 		caps.Prompts = &mcp.PromptCapabilities{}
 		caps.Resources = &mcp.ResourceCapabilities{}
@@ -510,7 +539,7 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 	caps.AddExtension(SkillsExtension, map[string]any{"directoryRead": true})
 	var instructions string
 	if f.opts.CatalogMode == CatalogInstructions {
-		instructions = catalogInstructions(s.cat, f.opts.Tools)
+		instructions = f.catalogInstructions(s.cat, stateless)
 	}
 	opts := &mcp.ServerOptions{
 		Instructions:      instructions,
@@ -535,15 +564,15 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 	}, f.readResourceHandler)
 	// The middlewares wrap every method; the first one listed runs first.
 	if stateless {
-		srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.featureMiddleware)
-		var reg registrations
+		srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.toolsNoticeMiddleware, f.featureMiddleware)
+		reg := registrations{remote: true}
 		f.registerTools(srv, s, &reg, true)
 		f.registerPrompts(srv, s, &reg)
 		srv.AddResource(indexResource(), f.readResourceHandler)
 		return srv
 	}
 	// The last one only captures the SDK's own handler.
-	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
+	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.toolsNoticeMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
 		captureHandler(&f.dispatch))
 	srv.AddSendingMiddleware(f.ackMiddleware)
 	return srv

@@ -174,7 +174,7 @@ func (f *Facade) registerTools(srv *mcp.Server, s *snapshot, reg *registrations,
 	if f.opts.Tools == ToolsNever {
 		return
 	}
-	tool := f.loadSkillTool(s)
+	tool := f.loadSkillTool(s, reg.remote)
 	if first {
 		mcp.AddTool(srv, f.skillResourceTool(), f.skillResource)
 	} else if tool.Description == reg.tool {

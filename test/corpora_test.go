@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -20,6 +21,10 @@ const sharedDir = "../../shared"
 type corpusSkill struct {
 	name string
 	dir  string
+	// strict reports that a strict SEP-2640 client accepts its entry: a
+	// description of at most 1,024 characters (ASF-R11) and string metadata
+	// values (ASF-R14). Only such skills are listed (issue 13 item 4).
+	strict bool
 }
 
 var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -57,16 +62,29 @@ func scanCorpus(t *testing.T, root string) map[string]corpusSkill {
 		if !ok1 || !ok2 || strings.TrimSpace(desc) == "" || !validName.MatchString(name) || len(name) > 64 {
 			continue
 		}
-		skills[name] = corpusSkill{name: name, dir: dir}
+		strict := utf8.RuneCountInString(desc) <= 1024
+		if md, ok := fm["metadata"].(map[string]any); ok {
+			for _, v := range md {
+				if _, isStr := v.(string); !isStr {
+					strict = false
+				}
+			}
+		}
+		skills[name] = corpusSkill{name: name, dir: dir, strict: strict}
 	}
 	return skills
 }
 
 // TestCorpora serves each real corpus with the built binary over stdio on
 // both protocol eras and checks the whole manifest against the disk:
-// every usable skill listed (SEP2640-R46), every digest and size equal to
-// the file's SHA-256 and length (SEP2640-R37, R40), and every resources/read
-// returning exactly those bytes (SEP2640-R41, R60).
+// every usable skill a strict client accepts listed (SEP2640-R46), every
+// digest and size equal to the file's SHA-256 and length (SEP2640-R37,
+// R40), and every resources/read returning exactly those bytes
+// (SEP2640-R41, R60). Issue 13 item 4 changed what is listed: a skill whose
+// entry a strict client would reject (claude-api and database-lookup: a
+// description over 1,024 characters; markdown-mermaid-writing and rowan:
+// list values under metadata) is no longer listed, but its SKILL.md is
+// still read through resources/read and load-skill, with one warning.
 func TestCorpora(t *testing.T) {
 	for _, corpus := range []string{"anthropics-skills", "scientific-skills"} {
 		root, err := filepath.Abs(filepath.Join(sharedDir, "corpora", corpus))
@@ -92,12 +110,40 @@ func TestCorpora(t *testing.T) {
 						got[name] = e
 					}
 				}
-				if len(got) != len(want) {
-					t.Errorf("skills/list has %d skills of %s, want %d (from the files)", len(got), corpus, len(want))
+				strict := 0
+				for _, cs := range want {
+					if cs.strict {
+						strict++
+					}
+				}
+				if len(got) != strict {
+					t.Errorf("skills/list has %d skills of %s, want %d (from the files)", len(got), corpus, strict)
 				}
 				files := 0
+				stderr := ""
 				for name, cs := range want {
 					e, ok := got[name]
+					if !cs.strict {
+						// issue 13 item 4: left out, still served.
+						if ok {
+							t.Errorf("skill %s is listed, but a strict client rejects its entry", name)
+						}
+						uri := prefix + name + "/SKILL.md"
+						disk, _ := os.ReadFile(filepath.Join(cs.dir, "SKILL.md"))
+						if b, _, err := s.readBytes(uri); err != nil || !bytes.Equal(b, disk) {
+							t.Errorf("resources/read %s: %v, want the file", uri, err)
+						}
+						if res := s.callTool("load-skill", map[string]any{"name": corpus + "__" + name}); res.IsError {
+							t.Errorf("load-skill %s: %s", name, textOf(res))
+						}
+						if stderr == "" {
+							stderr = s.stderr.String()
+						}
+						if n := len(stderrLines(stderr, warnLevels, filepath.Join(name, "SKILL.md"), "left out of skills/list")); n != 1 {
+							t.Errorf("%d warnings say %s is left out of skills/list, want 1:\n%s", n, name, stderr)
+						}
+						continue
+					}
 					if !ok {
 						t.Errorf("skill %s (%s) missing from skills/list", name, cs.dir)
 						continue

@@ -256,22 +256,38 @@ func TestBuildCatalogNaming(t *testing.T) {
 			wantDiag: []string{"ASF-R08"},
 		},
 		{
-			name:     "ASF-R11 description too long is a warning",
+			// issue 13 item 4: was listed; a strict client rejects the entry.
+			name:     "ASF-R11 description too long is a warning and unlisted",
 			ss:       scanned("hello", skillMD("hello", strings.Repeat("x", 1025))),
-			want:     want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", true},
-			wantDiag: []string{"1025", "1024", "ASF-R11"},
+			want:     want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", false},
+			wantDiag: []string{"1025", "1024", "ASF-R11", "served through tools, prompts and resources", "left out of skills/list"},
 		},
 		{
-			name:     "ASF-R14 metadata values not strings",
+			// issue 13 item 4: was listed; a strict client rejects the entry.
+			name:     "ASF-R14 metadata values not strings: unlisted",
 			ss:       scanned("hello", "---\nname: hello\ndescription: d\nmetadata:\n  version: 1.0\n  owner: me\n---\n"),
-			want:     want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", true},
-			wantDiag: []string{"version", "ASF-R14"},
+			want:     want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", false},
+			wantDiag: []string{"version", "ASF-R14", "left out of skills/list"},
 		},
 		{
-			name:     "ASF-R13 compatibility too long",
+			// issue 13 item 4: was listed; a strict client rejects the entry.
+			name:     "ASF-R13 compatibility too long: unlisted",
 			ss:       scanned("hello", "---\nname: hello\ndescription: d\ncompatibility: "+strings.Repeat("c", 501)+"\n---\n"),
-			want:     want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", true},
-			wantDiag: []string{"501", "ASF-R13"},
+			want:     want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", false},
+			wantDiag: []string{"501", "ASF-R13", "left out of skills/list"},
+		},
+		{
+			// issue 13 item 4: the limit itself is within the rules (ASF-R11).
+			name: "ASF-R11 description of exactly 1024 characters is listed",
+			ss:   scanned("hello", skillMD("hello", strings.Repeat("é", 1024))),
+			want: want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", true},
+		},
+		{
+			// issue 13 item 4.
+			name:     "ASF-R13 compatibility not a string: unlisted",
+			ss:       scanned("hello", "---\nname: hello\ndescription: d\ncompatibility: [a]\n---\n"),
+			want:     want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", false},
+			wantDiag: []string{"compatibility is not a string", "left out of skills/list"},
 		},
 		{
 			name:     "BR-01 fallback and naming findings combine into one line",
@@ -280,6 +296,8 @@ func TestBuildCatalogNaming(t *testing.T) {
 			wantDiag: []string{"strict YAML parsing failed", "uppercase", `"x"`},
 		},
 		{
+			// issue 13 item 4: the per-skill file limits alone stay listed
+			// (SEP2640-R44: hosts MAY accept larger skills).
 			name: "BR-35 over 512 files and 16 MiB",
 			ss: func() events.ScannedSkill {
 				md := skillMD("big-skill", "Asset-heavy skill over the SEP-2640 limits.")

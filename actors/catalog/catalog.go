@@ -22,7 +22,10 @@ import (
 )
 
 // Agent Skills and SEP-2640 limits; going over any of them is a warning,
-// never a reason to drop a skill.
+// never a reason to drop a skill. Going over a frontmatter limit (the
+// description's, compatibility's) also leaves the skill out of skills/list
+// (issue 13 item 4); the per-skill file limits do not, as SEP2640-R44 lets
+// hosts accept larger skills.
 const (
 	maxDescriptionLen   = 1024     // ASF-R11
 	maxCompatibilityLen = 500      // ASF-R13
@@ -115,8 +118,52 @@ func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events
 			diags = append(diags, c.diags...)
 		}
 	}
+	diags = append(diags, unmatchedOverrides(overrides, skills)...)
 	return events.NewCatalog(version, cfg.Static, skills, diags)
 }
+
+// unmatchedOverrides warns, once per key and in key order, about every
+// invocation override whose key is no served skill's qualified name: it
+// does nothing, which a user who reordered sources or used a bare name
+// would not notice. A key that is the last segment of exactly one
+// qualified name gets that name as a suggestion (issue 13 item 9).
+func unmatchedOverrides(overrides map[string]events.Override, skills []events.Skill) []events.Diagnostic {
+	var keys []string
+	for k := range overrides {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var diags []events.Diagnostic
+	for _, k := range keys {
+		var suggest []string
+		found := false
+		for i := range skills {
+			q := skills[i].QualifiedName
+			if q == k {
+				found = true
+				break
+			}
+			if strings.HasSuffix(q, "__"+k) || skills[i].Name == k {
+				suggest = append(suggest, q)
+			}
+		}
+		if found {
+			continue
+		}
+		msg := fmt.Sprintf("%s: the override %q names no served skill, so it changes nothing; keys are qualified names such as <source folder>__<skill>", overridesKey, k)
+		if len(suggest) == 1 {
+			msg += fmt.Sprintf(" (did you mean %q?)", suggest[0])
+		} else if len(suggest) > 1 {
+			msg += fmt.Sprintf(" (it could be any of %s)", strings.Join(suggest, ", "))
+		}
+		diags = append(diags, events.Diagnostic{File: overridesKey, Level: events.LevelWarn, Message: msg})
+	}
+	return diags
+}
+
+// overridesKey is the config file key of the invocation overrides; it names
+// the "file" of their diagnostics.
+const overridesKey = "skillInvocationOverrides"
 
 // mdFile names a scanned skill's SKILL.md as it is on disk.
 func mdFile(src events.Source, ss events.ScannedSkill) string {
@@ -146,12 +193,15 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	var f findings
 	f.parsing(fm)
 	name, listed := f.name(fm, path.Base(ss.RelDir))
-	f.limits(fm, desc, name, ss.Files)
+	listed = f.limits(fm, desc, name, ss.Files) && listed
 	sk = newSkill(src, ss, fm, name, desc, listed)
 	if len(f.texts) > 0 {
 		msg := fmt.Sprintf("%s: %s; served", file, strings.Join(f.texts, "; "))
 		if !listed {
-			msg += "; left out of skills/list"
+			// One policy (issue 13 item 4): an entry a strict SEP-2640 client
+			// would reject is not offered to it; everything else serves it.
+			msg = fmt.Sprintf("%s: %s; served through tools, prompts and resources, but left out of skills/list and skill://index.json, whose strict clients would reject its entry",
+				file, strings.Join(f.texts, "; "))
 		}
 		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(f.rules, ","), Message: msg, Version: version}
 	}
@@ -256,20 +306,29 @@ func (f *findings) name(fm *skill.Frontmatter, folder string) (name string, list
 }
 
 // limits notes the length and size limits the skill goes over (ASF-R11,
-// ASF-R13, ASF-R14, SEP2640-R43).
-func (f *findings) limits(fm *skill.Frontmatter, desc, name string, files []events.File) {
+// ASF-R13, ASF-R14, SEP2640-R43) and reports whether its frontmatter keeps
+// within the Agent Skills field rules a strict client checks an entry
+// against: a description of at most 1,024 characters, a string
+// compatibility of at most 500, string metadata values (issue 13 item 4).
+// The per-skill file limits are warnings only.
+func (f *findings) limits(fm *skill.Frontmatter, desc, name string, files []events.File) (strict bool) {
+	strict = true
 	if n := utf8.RuneCountInString(desc); n > maxDescriptionLen {
 		f.note("ASF-R11", "description is %d characters long, over the %d limit", n, maxDescriptionLen)
+		strict = false
 	}
 	if c, isStr, present := fm.Str("compatibility"); present {
 		if !isStr {
 			f.note("ASF-R13", "compatibility is not a string but %s", fm.KindOf("compatibility"))
+			strict = false
 		} else if n := utf8.RuneCountInString(c); n > maxCompatibilityLen {
 			f.note("ASF-R13", "compatibility is %d characters long, over the %d limit", n, maxCompatibilityLen)
+			strict = false
 		}
 	}
 	if bad := fm.NonStringMetadata(); len(bad) > 0 {
 		f.note("ASF-R14", "metadata values should be strings; not strings: %s", strings.Join(bad, ", "))
+		strict = false
 	}
 	var total int64
 	for _, file := range files {
@@ -279,6 +338,7 @@ func (f *findings) limits(fm *skill.Frontmatter, desc, name string, files []even
 		f.note("SEP2640-R43", "skill %s has %d files (limit %d) and %d bytes (limit %d), over the SEP-2640 per-skill limits",
 			name, len(files), maxSkillFiles, total, maxSkillBytes)
 	}
+	return strict
 }
 
 // newSkill assembles the catalog entry of a served skill.

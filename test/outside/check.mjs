@@ -4,16 +4,16 @@
 //
 //   tools   FILE                 tools/list result holds load-skill and skill-resource
 //   prompts FILE                 prompts/list result holds the prompt "skill"
-//   skills  FILE PREFIX NAMES    the skills/list entries under skill://PREFIX/ have
-//                                exactly the names in file NAMES (one a line)
-//   verify  FILE PREFIX SKILLS FILES [EXCLUDE...]
+//   skills  FILE PREFIX COUNTS STDERR
+//                                the skills/list entries under skill://PREFIX/ have
+//                                exactly the corpus's names (COUNTS: "NAME FILES" a
+//                                line) less those the server left out of skills/list,
+//                                each of which its stderr (in STDERR) names in
+//                                exactly one warning (issue 13 item 4)
+//   verify  FILE PREFIX COUNTS STDERR
 //                                --verify NDJSON: every report "verified", 0
-//                                mismatches; under skill://PREFIX/ exactly SKILLS
-//                                reports re-hashing exactly FILES files.
-//                                EXCLUDE is SKILLNAME:ISSUECODE, an excluded
-//                                scenario (README.md): that one conformance or
-//                                frontmatter issue is accepted on that one skill,
-//                                whose files must all still verify.
+//                                mismatches; under skill://PREFIX/ one report per
+//                                listed corpus skill, re-hashing exactly its files.
 //
 // Entries outside skill://PREFIX/ are the server's bundled skills: they must
 // verify too, and are counted apart from the corpus.
@@ -48,6 +48,24 @@ function names(list, what) {
   return list.map((x) => x?.name);
 }
 
+// corpus reads COUNTS ("NAME FILES" a line) and the server's stderr, and
+// returns the corpus skills split into listed and left out: a skill is left
+// out when exactly one stderr line names its SKILL.md and says "left out of
+// skills/list" (issue 13 item 4: one warning, still served elsewhere).
+function corpus(countsFile, stderrFile) {
+  const stderr = readFileSync(stderrFile, "utf8").split("\n");
+  const listed = new Map();
+  const leftOut = new Map();
+  for (const line of readFileSync(countsFile, "utf8").split("\n").filter(Boolean)) {
+    const [name, files] = line.split(" ");
+    const warnings = stderr.filter((l) => l.includes(`/${name}/SKILL.md`) && l.includes("left out of skills/list"));
+    if (warnings.length > 1) fail(`${warnings.length} warnings name ${name} as left out of skills/list, want one:\n${warnings.join("\n")}`);
+    (warnings.length === 1 ? leftOut : listed).set(name, Number(files));
+  }
+  if (listed.size + leftOut.size === 0) fail("the corpus has no skills to compare with");
+  return { listed, leftOut };
+}
+
 switch (check) {
   case "tools": {
     const got = names(readResult(file).tools, "result.tools");
@@ -74,29 +92,28 @@ switch (check) {
     const skills = all.filter((s) => s.uri.startsWith(base));
     const others = all.filter((s) => !s.uri.startsWith(base)).map((s) => s.uri);
     const got = skills.map((s) => s?.frontmatter?.name).sort();
-    const want = readFileSync(rest[1], "utf8").split("\n").filter(Boolean).sort();
-    if (want.length === 0) fail("the corpus has no skills to compare with");
+    const { listed, leftOut } = corpus(rest[1], rest[2]);
+    const want = [...listed.keys()].sort();
     const missing = want.filter((n) => !got.includes(n));
     const extra = got.filter((n) => !want.includes(n));
     if (got.length !== want.length || missing.length || extra.length) {
       fail(
-        `skills/list has ${got.length} skills under ${base}, corpus has ${want.length}; ` +
+        `skills/list has ${got.length} skills under ${base}, the corpus ${want.length} with no left-out warning; ` +
           `missing [${missing.join(", ")}], unexpected [${extra.join(", ")}]`,
       );
     }
     console.log(
       `skills/list: ${all.length} skills: ${got.length} under ${base} with the corpus's names` +
+        `, ${leftOut.size} left out with one warning each [${[...leftOut.keys()].join(", ")}]` +
         `, ${others.length} other [${others.join(", ")}]`,
     );
     break;
   }
   case "verify": {
     const base = `skill://${rest[0]}/`;
-    const wantSkills = Number(rest[1]);
-    const wantFiles = Number(rest[2]);
-    const excluded = new Set(rest.slice(3));
-    const excusedSeen = [];
-    let excusedSkills = 0;
+    const { listed } = corpus(rest[1], rest[2]);
+    const wantSkills = listed.size;
+    const wantFiles = [...listed.values()].reduce((a, b) => a + b, 0);
     const lines = readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "");
     const reports = lines.map((l, i) => {
       try {
@@ -122,16 +139,7 @@ switch (check) {
       verifiedFiles += fs.filter((f) => f.status === "verified").length;
       mismatches += fs.filter((f) => f.status === "mismatch").length;
       const issues = [...(r.conformance ?? []), ...(r.frontmatter ?? [])].filter((i) => i.severity === "error");
-      const allExcused =
-        r.outcome === "failed" &&
-        issues.length > 0 &&
-        issues.every((i) => excluded.has(`${r.name}:${i.code}`)) &&
-        fs.every((f) => f.status === "verified") &&
-        r.incomplete === undefined;
-      if (allExcused) {
-        excusedSeen.push(...issues.map((i) => `${r.name}:${i.code}`));
-        excusedSkills += 1;
-      } else if (r.outcome !== "verified" || r.ok !== true) {
+      if (r.outcome !== "verified" || r.ok !== true) {
         const badFiles = fs.filter((f) => f.status !== "verified");
         for (const f of badFiles) {
           const key = `${f.status}: ${f.reason ?? `expected ${f.expectedDigest} (${f.expectedSize} B), got ${f.actualDigest} (${f.actualSize} B)`}`;
@@ -156,16 +164,11 @@ switch (check) {
     if (corpusFiles !== wantFiles) {
       fail(`re-hashed ${corpusFiles} files under ${base}, but the corpus skills hold ${wantFiles} files`);
     }
-    const excusedNote = excusedSeen.length ? `; excluded scenarios seen: ${[...new Set(excusedSeen)].join(", ")}` : "";
-    for (const x of excluded) {
-      if (!excusedSeen.includes(x)) console.error(`NOTE verify: excluded scenario ${x} did not occur; drop it from run.sh and README.md`);
-    }
     console.log(
-      `verify: ${reports.length} skills checked, ${reports.length - excusedSkills} verified` +
-        (excusedSkills ? ` and ${excusedSkills} failing only on an excluded scenario` : "") +
+      `verify: ${reports.length} skills checked, all verified` +
         `; ${files} files re-hashed, all match, 0 mismatches` +
         ` (corpus: ${corpusSkills} skills, ${corpusFiles} files; other: ` +
-        `${reports.length - corpusSkills} skills, ${files - corpusFiles} files)${excusedNote}`,
+        `${reports.length - corpusSkills} skills, ${files - corpusFiles} files)`,
     );
     break;
   }
