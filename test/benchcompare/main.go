@@ -1,0 +1,958 @@
+// Command benchcompare measures skilljack-mcp against a reference MCP skills
+// server (the TypeScript SDK's ext/skills loader) over stdio, with one
+// low-overhead client for both: raw newline-delimited JSON-RPC lines, each
+// request timed from the write to the arrival of its response's newline and
+// decoded only after the timestamp is taken. It alternates the servers
+// (ours, reference, ours, reference, …) for -rounds rounds on one corpus and
+// prints a plain text table: per row the median and min–max over the rounds
+// for both servers and the ratio reference/ours of the medians (above 1:
+// ours is faster or smaller). test/outside/bench-compare.sh drives it; see
+// the README there for what each row measures.
+//
+//	benchcompare -corpus DIR -ours BIN -ours-home DIR -ref-cmd 'node server.mjs' -rounds 5
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat: 100
+// on every Linux architecture Go supports.
+const clockTicks = 100
+
+type config struct {
+	corpus    string
+	label     string
+	rounds    int
+	edits     int
+	warmPages int
+	walks     int
+	ours      string
+	oursHome  string
+	refCmd    []string
+	logs      string
+	initWait  time.Duration
+	exitWait  time.Duration
+	noFirst   bool
+}
+
+func main() {
+	var c config
+	var refCmd string
+	flag.StringVar(&c.corpus, "corpus", "", "skills folder both servers serve (required); edits touch one file in it and restore it")
+	flag.StringVar(&c.label, "label", "", "corpus name in the report (default: the folder name)")
+	flag.IntVar(&c.rounds, "rounds", 5, "rounds; each runs ours, then the reference")
+	flag.IntVar(&c.edits, "edits", 20, "timed edits per session, where the server declares resources.subscribe")
+	flag.IntVar(&c.warmPages, "warm-pages", 20, "repeated first skills/list pages per session (the warm row is their median)")
+	flag.IntVar(&c.walks, "walks", 3, "full skills/list walks per session (the row is their median)")
+	flag.StringVar(&c.ours, "ours", "", "our binary (required)")
+	flag.StringVar(&c.oursHome, "ours-home", "", "HOME of our server, kept over the rounds so that its caches are warm (required); first-start sessions get fresh ones beside it")
+	flag.StringVar(&refCmd, "ref-cmd", "", "reference server command, space-separated; the corpus folder is appended (required)")
+	flag.StringVar(&c.logs, "logs", "", "folder for each server's stderr (default: <ours-home>-logs)")
+	flag.DurationVar(&c.initWait, "init-timeout", 10*time.Minute, "longest wait for an initialize result")
+	flag.DurationVar(&c.exitWait, "exit-timeout", 3*time.Minute, "longest wait for an exit after stdin closes (then the server is killed)")
+	flag.BoolVar(&c.noFirst, "no-first-start", false, "skip the first-start (empty caches) sessions of our server")
+	flag.Parse()
+	c.refCmd = strings.Fields(refCmd)
+	if c.corpus == "" || c.ours == "" || c.oursHome == "" || len(c.refCmd) == 0 || c.rounds < 1 || flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if c.label == "" {
+		c.label = filepath.Base(c.corpus)
+	}
+	if c.logs == "" {
+		c.logs = c.oursHome + "-logs"
+	}
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "benchcompare:", err)
+		os.Exit(1)
+	}
+}
+
+// A server is how to start one of the two.
+type server struct {
+	name string
+	argv []string
+	env  []string
+}
+
+// cleanEnv is the environment without anything that could make our server
+// serve more than the corpus (SKILLS_DIR, SKILLJACK_*, config via HOME) or
+// put its caches elsewhere (XDG_*).
+func cleanEnv(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "HOME" || k == "SKILLS_DIR" || strings.HasPrefix(k, "SKILLJACK_") || strings.HasPrefix(k, "XDG_") ||
+			k == "GITHUB_REPOS" || strings.HasPrefix(k, "WELL_KNOWN_") || k == "MAX_SKILL_MD_MB" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+home)
+}
+
+func run(c config) error {
+	corpus, err := filepath.Abs(c.corpus)
+	if err != nil {
+		return err
+	}
+	c.corpus = corpus
+	for _, d := range []string{c.oursHome, c.logs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	ours := server{name: "ours", argv: []string{c.ours, corpus}, env: cleanEnv(c.oursHome)}
+	ref := server{name: "reference", argv: append(slices.Clone(c.refCmd), corpus), env: cleanEnv(c.oursHome + "-reference")}
+
+	// An interrupt must not leave an edited file behind.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		restoreEdit()
+		fmt.Fprintln(os.Stderr, "benchcompare: interrupted; the edited file (if any) is restored")
+		signal.Stop(sigs)
+		p, _ := os.FindProcess(os.Getpid())
+		_ = p.Signal(s)
+	}()
+
+	progress("%s: warm-up (one start of each, not measured)", c.label)
+	for _, s := range []server{ours, ref} {
+		if err := warmUp(c, s); err != nil {
+			return fmt.Errorf("%s warm-up: %w", s.name, err)
+		}
+	}
+
+	res := map[string]*results{"ours": newResults(), "reference": newResults()}
+	for r := 1; r <= c.rounds; r++ {
+		if !c.noFirst {
+			home := fmt.Sprintf("%s-first-%d", c.oursHome, r)
+			first := server{name: "ours", argv: ours.argv, env: cleanEnv(home)}
+			d, err := firstStart(c, first, home, r)
+			if err != nil {
+				return fmt.Errorf("round %d ours first start: %w", r, err)
+			}
+			res["ours"].add(rowFirst, ms(d))
+			progress("%s round %d/%d ours first start (empty HOME): %s", c.label, r, c.rounds, fmtDur(d))
+		}
+		for _, s := range []server{ours, ref} {
+			if err := session(c, s, r, res[s.name]); err != nil {
+				return fmt.Errorf("round %d %s: %w", r, s.name, err)
+			}
+		}
+	}
+	// The reference keeps no cache between starts: its first start is any start.
+	res["reference"].samples[rowFirst] = res["reference"].samples[rowInit]
+	report(os.Stdout, c, res)
+	return nil
+}
+
+func progress(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
+}
+
+// ---------------------------------------------------------------------------
+// A process and its JSON-RPC lines.
+
+type line struct {
+	b  []byte
+	at time.Time
+}
+
+type proc struct {
+	cmd     *exec.Cmd
+	in      *os.File // our end of its stdin
+	lines   chan line
+	nextID  int
+	started time.Time
+	// lastWrite is when call last wrote a request.
+	lastWrite time.Time
+	exited    chan error
+}
+
+// start runs s with its stdin and stdout on pipes handed straight to the
+// process (no copying goroutines in between) and stderr into logFile.
+func start(s server, logFile string) (*proc, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errF, err := os.Create(logFile)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(s.argv[0], s.argv[1:]...)
+	cmd.Env = s.env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errF
+	p := &proc{cmd: cmd, in: inW, lines: make(chan line, 4096), nextID: 1, exited: make(chan error, 1)}
+	p.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	inR.Close()
+	outW.Close()
+	errF.Close()
+	go func() {
+		r := bufio.NewReaderSize(outR, 1<<20)
+		for {
+			b, err := r.ReadBytes('\n')
+			at := time.Now()
+			if len(b) > 0 && err == nil {
+				p.lines <- line{b, at}
+			}
+			if err != nil {
+				outR.Close()
+				close(p.lines)
+				return
+			}
+		}
+	}()
+	go func() { p.exited <- cmd.Wait() }()
+	return p, nil
+}
+
+func (p *proc) kill() {
+	_ = p.cmd.Process.Kill()
+	p.in.Close()
+	<-p.exited
+	for range p.lines { // drain to EOF
+	}
+}
+
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// encode builds a request line; the caller sends it with call.
+func (p *proc) encode(method string, params any) ([]byte, string) {
+	id := strconv.Itoa(p.nextID)
+	p.nextID++
+	req := map[string]any{"jsonrpc": "2.0", "id": p.nextID - 1, "method": method}
+	if params != nil {
+		req["params"] = params
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		panic(err)
+	}
+	return append(b, '\n'), id
+}
+
+var errTimeout = errors.New("timed out")
+
+// call writes one request line and waits for the line answering it. The
+// duration runs from just before the write to the arrival of the response's
+// newline; the line is decoded after that. Notifications that arrive
+// meanwhile go to notes.
+func (p *proc) call(req []byte, id string, timeout time.Duration, notes *[]line) (time.Duration, *envelope, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	t0 := time.Now()
+	p.lastWrite = t0
+	if _, err := p.in.Write(req); err != nil {
+		return 0, nil, err
+	}
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				return 0, nil, errors.New("the server closed its stdout")
+			}
+			d := l.at.Sub(t0)
+			var e envelope
+			if err := json.Unmarshal(l.b, &e); err != nil {
+				return 0, nil, fmt.Errorf("undecodable line %q: %w", trunc(l.b), err)
+			}
+			if string(e.ID) == id && e.Method == "" {
+				return d, &e, nil
+			}
+			p.other(l, &e, notes)
+		case <-timer.C:
+			return 0, nil, errTimeout
+		}
+	}
+}
+
+// other handles a line that is not the awaited response: a notification is
+// kept, a request from the server is declined.
+func (p *proc) other(l line, e *envelope, notes *[]line) {
+	switch {
+	case e.Method != "" && len(e.ID) > 0:
+		fmt.Fprintf(p.in, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"not supported by benchcompare"}}`+"\n", e.ID)
+	case e.Method != "" && notes != nil:
+		*notes = append(*notes, l)
+	}
+}
+
+func (p *proc) notify(method string) error {
+	_, err := fmt.Fprintf(p.in, `{"jsonrpc":"2.0","method":%q}`+"\n", method)
+	return err
+}
+
+func trunc(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+// ---------------------------------------------------------------------------
+// /proc readings.
+
+// vmHWM is the peak resident set size of pid in bytes.
+func vmHWM(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for l := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc/pid/status")
+}
+
+// cpu is the user + system CPU time pid has used so far, all threads.
+func cpu(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("odd /proc/pid/stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc/pid/stat")
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64) // field 14, utime
+	s, err2 := strconv.ParseInt(f[12], 10, 64) // field 15, stime
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(u+s) * time.Second / clockTicks, nil
+}
+
+// ---------------------------------------------------------------------------
+// Rows and results.
+
+const (
+	rowInit = iota
+	rowFirst
+	rowRSS
+	rowPageCold
+	rowPageWarm
+	rowWalk
+	rowGet
+	rowRead
+	rowEditMed
+	rowEditP99
+	rowExit
+	rowCPUInit
+	rowCPU
+	rowRSSEnd
+	nRows
+)
+
+var rows = [nRows]struct{ label, unit string }{
+	rowInit:     {"spawn → initialize result, warm cache", "ms"},
+	rowFirst:    {"spawn → initialize result, first start (empty HOME)", "ms"},
+	rowRSS:      {"peak RSS at initialize (VmHWM)", "MiB"},
+	rowPageCold: {"first skills/list page, cold (1st after initialize)", "ms"},
+	rowPageWarm: {"first skills/list page, warm (median of repeats)", "ms"},
+	rowWalk:     {"full skills/list walk, all pages (median of walks)", "ms"},
+	rowGet:      {"skills/get per call (median, every skill)", "ms"},
+	rowRead:     {"resources/read per call (median, every file)", "ms"},
+	rowEditMed:  {"edit → notifications/resources/updated, median", "ms"},
+	rowEditP99:  {"edit → notifications/resources/updated, p99", "ms"},
+	rowExit:     {"exit after stdin closes", "ms"},
+	rowCPUInit:  {"CPU (user+sys) spawn → initialize result", "s"},
+	rowCPU:      {"CPU (user+sys) whole session: init, list, get, read all", "s"},
+	rowRSSEnd:   {"peak RSS after that session (VmHWM)", "MiB"},
+}
+
+type results struct {
+	samples map[int][]float64
+	notes   map[int]string
+	info    string
+}
+
+func newResults() *results {
+	return &results{samples: map[int][]float64{}, notes: map[int]string{}}
+}
+
+func (r *results) add(row int, v float64) { r.samples[row] = append(r.samples[row], v) }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func fmtDur(d time.Duration) string { return fmtNum(ms(d)) + " ms" }
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// p99 is the nearest-rank 99th percentile: with fewer than 100 samples, the
+// largest.
+func p99(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[int(math.Ceil(0.99*float64(len(s))))-1]
+}
+
+func durs(ds []time.Duration) []float64 {
+	v := make([]float64, len(ds))
+	for i, d := range ds {
+		v[i] = ms(d)
+	}
+	return v
+}
+
+// ---------------------------------------------------------------------------
+// Sessions.
+
+var initParams = map[string]any{
+	"protocolVersion": "2025-11-25",
+	"capabilities":    map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/skills": map[string]any{}}},
+	"clientInfo":      map[string]any{"name": "skilljack-benchcompare", "version": "1"},
+}
+
+// initialize sends initialize to a started process and returns the time from
+// just before the process was started to the result's newline.
+func (p *proc) initialize(c config) (time.Duration, *envelope, error) {
+	req, id := p.encode("initialize", initParams)
+	d, e, err := p.call(req, id, c.initWait, nil)
+	if err != nil {
+		return 0, nil, fmt.Errorf("initialize: %w", err)
+	}
+	if e.Error != nil {
+		return 0, nil, fmt.Errorf("initialize: error %d %s", e.Error.Code, e.Error.Message)
+	}
+	return d + p.lastWrite.Sub(p.started), e, nil
+}
+
+func warmUp(c config, s server) error {
+	logf := filepath.Join(c.logs, s.name+"-warmup.stderr")
+	p, err := start(s, logf)
+	if err != nil {
+		return err
+	}
+	d, _, err := p.initialize(c)
+	if err != nil {
+		p.kill()
+		return fmt.Errorf("%w (stderr in %s)", err, logf)
+	}
+	progress("%s %s warm-up: spawn → initialize %s", c.label, s.name, fmtDur(d))
+	_, err = stop(c, p)
+	return err
+}
+
+// stop closes stdin and waits for the exit, killing the server after
+// exitWait; it returns the time from closing stdin to the exit.
+func stop(c config, p *proc) (time.Duration, error) {
+	t0 := time.Now()
+	p.in.Close()
+	timer := time.NewTimer(c.exitWait)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+		d := time.Since(t0)
+		for range p.lines {
+		}
+		return d, nil
+	case <-timer.C:
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		for range p.lines {
+		}
+		return 0, fmt.Errorf("no exit within %s of closing stdin; killed", c.exitWait)
+	}
+}
+
+// firstStart times spawn → initialize with an empty HOME, then kills the
+// server and removes that HOME.
+func firstStart(c config, s server, home string, round int) (time.Duration, error) {
+	if err := os.RemoveAll(home); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(home)
+	logf := filepath.Join(c.logs, fmt.Sprintf("ours-first-%d.stderr", round))
+	p, err := start(s, logf)
+	if err != nil {
+		return 0, err
+	}
+	d, _, err := p.initialize(c)
+	p.kill()
+	if err != nil {
+		return 0, fmt.Errorf("%w (stderr in %s)", err, logf)
+	}
+	return d, nil
+}
+
+type listResult struct {
+	Skills []struct {
+		URI       string `json:"uri"`
+		Resources []struct {
+			URI string `json:"uri"`
+		} `json:"resources"`
+	} `json:"skills"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+// request sends one request and returns its round trip and result; a
+// JSON-RPC error is an error.
+func (p *proc) request(method string, params any, out any) (time.Duration, error) {
+	req, id := p.encode(method, params)
+	d, e, err := p.call(req, id, time.Minute, nil)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", method, err)
+	}
+	if e.Error != nil {
+		return d, fmt.Errorf("%s %s: error %d %s", method, trunc(req), e.Error.Code, e.Error.Message)
+	}
+	if out != nil {
+		if err := json.Unmarshal(e.Result, out); err != nil {
+			return d, fmt.Errorf("%s: %w", method, err)
+		}
+	}
+	return d, nil
+}
+
+// walk lists every page; the duration is the sum of the pages' round trips
+// (the client's decoding of each page to find the cursor is not counted).
+func (p *proc) walk() (time.Duration, []string, [][]string, int, error) {
+	var total time.Duration
+	var skills []string
+	var files [][]string
+	params := map[string]any{}
+	for pages := 1; ; pages++ {
+		var lr listResult
+		d, err := p.request("skills/list", params, &lr)
+		if err != nil {
+			return 0, nil, nil, 0, err
+		}
+		total += d
+		for _, s := range lr.Skills {
+			skills = append(skills, s.URI)
+			var fs []string
+			for _, r := range s.Resources {
+				fs = append(fs, r.URI)
+			}
+			files = append(files, fs)
+		}
+		if lr.NextCursor == nil || *lr.NextCursor == "" {
+			return total, skills, files, pages, nil
+		}
+		if pages > 100000 {
+			return 0, nil, nil, 0, errors.New("skills/list: more than 100,000 pages")
+		}
+		params = map[string]any{"cursor": *lr.NextCursor}
+	}
+}
+
+func session(c config, s server, round int, res *results) error {
+	logf := filepath.Join(c.logs, fmt.Sprintf("%s-%d.stderr", s.name, round))
+	p, err := start(s, logf)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		p.kill()
+		return fmt.Errorf("%w (stderr in %s)", err, logf)
+	}
+	pid := p.cmd.Process.Pid
+	dInit, e, err := p.initialize(c)
+	if err != nil {
+		return fail(err)
+	}
+	hwm, err1 := vmHWM(pid)
+	cpuInit, err2 := cpu(pid)
+	if err := errors.Join(err1, err2); err != nil {
+		return fail(err)
+	}
+	var ir struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Capabilities    struct {
+			Resources *struct {
+				Subscribe bool `json:"subscribe"`
+			} `json:"resources"`
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(e.Result, &ir); err != nil {
+		return fail(err)
+	}
+	if ir.ProtocolVersion != "2025-11-25" {
+		progress("WARNING: %s answered protocolVersion %q", s.name, ir.ProtocolVersion)
+	}
+	if _, ok := ir.Capabilities.Extensions["io.modelcontextprotocol/skills"]; !ok {
+		progress("WARNING: %s does not declare io.modelcontextprotocol/skills", s.name)
+	}
+	if err := p.notify("notifications/initialized"); err != nil {
+		return fail(err)
+	}
+	res.add(rowInit, ms(dInit))
+	res.add(rowRSS, hwm/(1<<20))
+	res.add(rowCPUInit, cpuInit.Seconds())
+
+	// First page: cold, then warm.
+	dCold, err := p.request("skills/list", map[string]any{}, nil)
+	if err != nil {
+		return fail(err)
+	}
+	res.add(rowPageCold, ms(dCold))
+	var warm []time.Duration
+	for range c.warmPages {
+		d, err := p.request("skills/list", map[string]any{}, nil)
+		if err != nil {
+			return fail(err)
+		}
+		warm = append(warm, d)
+	}
+	if len(warm) > 0 {
+		res.add(rowPageWarm, median(durs(warm)))
+	}
+
+	// Full walks.
+	var walks []time.Duration
+	var skills []string
+	var files [][]string
+	var pages int
+	for range max(1, c.walks) {
+		d, sk, fs, n, err := p.walk()
+		if err != nil {
+			return fail(err)
+		}
+		walks = append(walks, d)
+		skills, files, pages = sk, fs, n
+	}
+	res.add(rowWalk, median(durs(walks)))
+
+	// skills/get of every skill, resources/read of every file.
+	var gets, reads []time.Duration
+	getErrs, readErrs, nFiles := 0, 0, 0
+	for _, u := range skills {
+		d, err := p.request("skills/get", map[string]any{"uri": u}, nil)
+		if err != nil {
+			if d == 0 {
+				return fail(err)
+			}
+			if getErrs == 0 {
+				progress("%s: %v", s.name, err)
+			}
+			getErrs++
+		}
+		gets = append(gets, d)
+	}
+	for _, fs := range files {
+		for _, u := range fs {
+			nFiles++
+			d, err := p.request("resources/read", map[string]any{"uri": u}, nil)
+			if err != nil {
+				if d == 0 {
+					return fail(err)
+				}
+				if readErrs == 0 {
+					progress("%s: %v", s.name, err)
+				}
+				readErrs++
+			}
+			reads = append(reads, d)
+		}
+	}
+	if len(gets) > 0 {
+		res.add(rowGet, median(durs(gets)))
+	}
+	if len(reads) > 0 {
+		res.add(rowRead, median(durs(reads)))
+	}
+	cpuAll, err1 := cpu(pid)
+	hwmEnd, err2 := vmHWM(pid)
+	if err := errors.Join(err1, err2); err != nil {
+		return fail(err)
+	}
+	res.add(rowCPU, cpuAll.Seconds())
+	res.add(rowRSSEnd, hwmEnd/(1<<20))
+	if res.info == "" {
+		res.info = fmt.Sprintf("lists %d skills in %d pages, %d files in their manifests", len(skills), pages, nFiles)
+	}
+	if getErrs+readErrs > 0 {
+		res.info += fmt.Sprintf("; round %d: %d skills/get and %d resources/read errors (first one in the progress log)", round, getErrs, readErrs)
+	}
+
+	// Edits.
+	editNote := ""
+	switch {
+	case c.edits <= 0:
+		editNote = "– (not run: -edits 0)"
+	case ir.Capabilities.Resources == nil || !ir.Capabilities.Resources.Subscribe:
+		editNote = "– (no resources.subscribe)"
+	default:
+		lat, err := edits(c, p, files)
+		if err != nil {
+			return fail(err)
+		}
+		res.add(rowEditMed, median(durs(lat)))
+		res.add(rowEditP99, p99(durs(lat)))
+		editNote = fmt.Sprintf("(%d edits per round)", len(lat))
+	}
+	res.notes[rowEditMed], res.notes[rowEditP99] = editNote, editNote
+
+	dExit, err := stop(c, p)
+	if err != nil {
+		return fmt.Errorf("%w (stderr in %s)", err, logf)
+	}
+	res.add(rowExit, ms(dExit))
+	progress("%s round %d/%d %s: init %s, RSS %.0f MiB, walk %s, get %s, read %s, CPU %.2f s, exit %s",
+		c.label, round, c.rounds, s.name, fmtDur(dInit), hwm/(1<<20), fmtDur(median2(walks)),
+		fmtDur(median2(gets)), fmtDur(median2(reads)), cpuAll.Seconds(), fmtDur(dExit))
+	return nil
+}
+
+func median2(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	return time.Duration(median(durs(d)) * float64(time.Millisecond))
+}
+
+// The edited file and its original bytes, restored on an interrupt.
+var edited struct {
+	path string
+	orig []byte
+}
+
+func restoreEdit() {
+	if edited.path != "" {
+		_ = os.WriteFile(edited.path, edited.orig, 0o644)
+	}
+}
+
+// edits subscribes to one supporting file of a skill in the middle of the
+// listing, changes its bytes c.edits times and times each change to the
+// notifications/resources/updated for its URI; then it writes the original
+// bytes back and waits for that notification too (not timed).
+func edits(c config, p *proc, files [][]string) ([]time.Duration, error) {
+	prefix := "skill://" + filepath.Base(c.corpus) + "/"
+	var uri string
+	for i := range files {
+		fs := files[(len(files)/2+i)%len(files)]
+		for _, u := range fs {
+			if strings.HasPrefix(u, prefix) && !strings.HasSuffix(u, "/SKILL.md") {
+				uri = u
+				break
+			}
+		}
+		if uri != "" {
+			break
+		}
+	}
+	if uri == "" {
+		return nil, fmt.Errorf("no supporting file under %s to edit", prefix)
+	}
+	path := filepath.Join(c.corpus, filepath.FromSlash(strings.TrimPrefix(uri, prefix)))
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.request("resources/subscribe", map[string]any{"uri": uri}, nil); err != nil {
+		return nil, err
+	}
+	edited.path, edited.orig = path, orig
+	defer func() { edited.path = "" }()
+	var lat []time.Duration
+	for i := 1; i <= c.edits+1; i++ {
+		time.Sleep(300 * time.Millisecond)
+		p.drain()
+		content := orig
+		if i <= c.edits {
+			content = fmt.Appendf(slices.Clip(orig), "\n<!-- benchcompare edit %d -->\n", i)
+		}
+		t0 := time.Now()
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			restoreEdit()
+			return nil, err
+		}
+		at, err := p.await("notifications/resources/updated", uri, time.Minute)
+		if err != nil {
+			restoreEdit()
+			return nil, fmt.Errorf("edit %d of %s: %w", i, path, err)
+		}
+		if i <= c.edits {
+			lat = append(lat, at.Sub(t0))
+		}
+	}
+	return lat, nil
+}
+
+// drain discards lines already received.
+func (p *proc) drain() {
+	for {
+		select {
+		case l := <-p.lines:
+			var e envelope
+			if json.Unmarshal(l.b, &e) == nil {
+				p.other(l, &e, nil)
+			}
+		default:
+			return
+		}
+	}
+}
+
+// await waits for a notification method whose params.uri is uri and
+// returns when its line arrived.
+func (p *proc) await(method, uri string, timeout time.Duration) (time.Time, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				return time.Time{}, errors.New("the server closed its stdout")
+			}
+			var e envelope
+			if err := json.Unmarshal(l.b, &e); err != nil {
+				return time.Time{}, err
+			}
+			if e.Method == method && len(e.ID) == 0 {
+				var pr struct {
+					URI string `json:"uri"`
+				}
+				if json.Unmarshal(e.Params, &pr) == nil && pr.URI == uri {
+					return l.at, nil
+				}
+			}
+			p.other(l, &e, nil)
+		case <-timer.C:
+			return time.Time{}, fmt.Errorf("no %s for %s within %s", method, uri, timeout)
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Report.
+
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "?"
+	case v < 1:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case v < 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	s := strconv.FormatFloat(v, 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func cell(r *results, row int) (string, float64) {
+	v := r.samples[row]
+	if len(v) == 0 {
+		if n := r.notes[row]; n != "" {
+			return n, math.NaN()
+		}
+		return "–", math.NaN()
+	}
+	med := median(v)
+	s := fmtNum(med) + " " + rows[row].unit
+	if len(v) > 1 {
+		s += " (" + fmtNum(slices.Min(v)) + "–" + fmtNum(slices.Max(v)) + ")"
+	}
+	return s, med
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+var startLoad = loadavg()
+
+func version(argv ...string) string {
+	out, err := exec.Command(argv[0], argv[1:]...).Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+}
+
+func report(w io.Writer, c config, res map[string]*results) {
+	ours, ref := res["ours"], res["reference"]
+	fmt.Fprintf(w, "\n== %s (%s): %d rounds alternating ours/reference; median (min–max) over rounds; ref/ours > 1 = ours faster/smaller ==\n",
+		c.label, c.corpus, c.rounds)
+	fmt.Fprintf(w, "ours:      %s (%s); %s\n", filepath.Base(c.ours), version(c.ours, "--version"), ours.info)
+	fmt.Fprintf(w, "reference: %s on node %s; %s\n", strings.Join(c.refCmd[1:], " "), version(c.refCmd[0], "--version"), ref.info)
+	fmt.Fprintf(w, "load average: %s at start, %s at end (%d CPUs)\n\n", startLoad, loadavg(), runtime.NumCPU())
+	const lw, vw = 57, 32
+	fmt.Fprintf(w, "%-*s %-*s %-*s %s\n", lw, "measure", vw, "ours", vw, "reference", "ref/ours")
+	fmt.Fprintf(w, "%s\n", strings.Repeat("-", lw+2*vw+11))
+	for row := range nRows {
+		o, om := cell(ours, row)
+		r, rm := cell(ref, row)
+		if row == rowFirst && len(ref.samples[row]) > 0 {
+			r += " *"
+		}
+		ratio := "–"
+		if !math.IsNaN(om) && !math.IsNaN(rm) && om > 0 {
+			ratio = strconv.FormatFloat(rm/om, 'f', 2, 64) + "×"
+		}
+		fmt.Fprintf(w, "%-*s %-*s %-*s %s\n", lw, rows[row].label, vw, o, vw, r, ratio)
+	}
+	fmt.Fprintln(w, "\n* the reference keeps no cache between starts: its first start is any start (the warm-cache samples).")
+}
