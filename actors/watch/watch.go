@@ -31,8 +31,9 @@ import (
 const DefaultDebounce = 500 * time.Millisecond
 
 // DefaultReconcile is the period of the watcher's safety-net rescan of every
-// watched root. Inotify drops events silently when its kernel queue
-// overflows, and notify drops them when the watcher's channel is full; a
+// watched root. Events are lost when inotify's kernel queue overflows (the
+// watcher rescans then, but notify outside Linux drops such losses
+// silently) and when a registration's channel is full; a
 // rescan a minute costs a directory walk and a stat per file (the hasher's
 // digest cache skips unchanged files), which is cheap at that period.
 const DefaultReconcile = 60 * time.Second
@@ -76,21 +77,23 @@ type Options struct {
 }
 
 // Watcher is the actor that watches the roots of local sources
-// (DESIGN "watcher") with github.com/rjeczalik/notify and publishes what
-// changed below each root as debounced [events.FilesChanged] events.
-//
-// notify's watch tree is process-global; each root gets a channel of its
-// own, so several Watchers in one process never stop each other's watches.
-// The watcher covers notify's gaps on Linux: files created in a new folder
-// before notify watches it are found by walking the folder when its create
-// event arrives and again when the window is published (BR-28); a full
-// channel or the periodic reconcile tick cause a rescan of the root; a root
-// that does not exist yet, or whose folders vanish, is watched through its
-// nearest existing ancestor, and watched again as soon as it exists (without
-// waiting for the reconcile tick). notify watches where a symbolic link
-// points, not the link, so the folder holding a link on the way to a root
-// (the root itself included) is watched too, and the watch follows the link
-// when it is pointed elsewhere. For the same reason the target of a link to
+// (DESIGN "watcher") and publishes what changed below each root as
+// debounced [events.FilesChanged] events. On Linux each Run has an inotify
+// instance of its own (inotify_linux.go); elsewhere it uses
+// github.com/rjeczalik/notify, whose watch tree is process-global
+// (notify_other.go). Either way each root gets a channel of its own, so
+// several Watchers in one process never stop each other's watches.
+// The watcher covers the gaps of inotify, which is not recursive: files
+// created in a new folder before it is watched are found by walking the
+// folder when its create event arrives and again when the window is
+// published (BR-28); a full channel, a kernel queue overflow or the periodic
+// reconcile tick cause a rescan of the root; a root that does not exist
+// yet, or whose folders vanish, is watched through its nearest existing
+// ancestor, and watched again as soon as it exists (without waiting for the
+// reconcile tick). A watch is where a symbolic link points, not on the link,
+// so the folder holding a link on the way to a root (the root itself
+// included) is watched too, and the watch follows the link when it is
+// pointed elsewhere. For the same reason the target of a link to
 // a skill folder placed in a root, its skills/ or its .claude/skills (the
 // links the hasher follows) is watched too and reported under the link's
 // path.
@@ -154,7 +157,7 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Watcher {
 // root that exists (a missing root has nothing to rescan). Run publishes
 // itself, in order; on [events.Bus] a publish never waits for a consumer.
 // The drain goroutines only queue file events, so even a publisher that
-// blocks would not make notify drop events.
+// blocks would not make the file system watcher drop events.
 //
 // On return every watch of this watcher has been dropped (nothing is sent
 // on its channels after that) and every goroutine Run started has ended;
@@ -456,7 +459,7 @@ func (r *watchRun) newRegistration(watched string, recursive bool, real string, 
 // watchPathLinks watches, on the channel of rw's registration and not
 // recursively, the folder that holds each symbolic link on the way to dir
 // (dir itself included), so that a link replaced or pointing elsewhere is
-// noticed: notify watches where links point, not the links. Links directly
+// noticed: watches are where links point, not on the links. Links directly
 // in the file system root (/tmp, /var on some systems) are system layout
 // and left out; a watch of / is costly where notify emulates it.
 func (r *watchRun) watchPathLinks(rw *rootWatch, dir string) {
@@ -495,8 +498,8 @@ func linkContainers() []string {
 }
 
 // watchLinks adds a recursive watch of the target of every symbolic link to
-// a skill folder in a link container of rw's root: notify does not follow
-// links, but the hasher serves linked skill folders (BR-15).
+// a skill folder in a link container of rw's root: recursive watches do not
+// follow links, but the hasher serves linked skill folders (BR-15).
 func (r *watchRun) watchLinks(rw *rootWatch) {
 	for _, c := range linkContainers() {
 		dir := filepath.Join(rw.root, c)
@@ -690,10 +693,10 @@ func (r *watchRun) absorb() {
 		rw.add(p)
 		rw.touch(now)
 		if e.ev&opCreate != 0 {
-			// notify watches a new folder only after its create event; what
+			// A new folder is watched only after its create event; what
 			// was created in it before is never reported (BR-28), nor are
 			// the files of a folder moved in. List them now, and again at
-			// flush, when notify surely watches the folder.
+			// flush, when the folder is surely watched.
 			if fi, err := os.Lstat(p); err == nil {
 				switch {
 				case fi.IsDir():
@@ -713,7 +716,7 @@ type createdDir struct {
 	at   time.Time
 }
 
-// display maps a path notify reported (symbolic links resolved) to the path
+// display maps a path the file system watcher reported (symbolic links resolved) to the path
 // under root as configured.
 func display(reg *registration, root, p string) (string, bool) {
 	switch {
@@ -826,7 +829,7 @@ func (r *watchRun) flushDue(now time.Time) (next time.Time, ok bool) {
 
 // flush publishes the pending window of rw and empties it.
 // Folders created less than a debounce interval ago (a burst cut by
-// burstCap) may not be watched by notify yet: they are walked again in the
+// burstCap) may not be watched yet: they are walked again in the
 // next window.
 func (r *watchRun) flush(rw *rootWatch) {
 	now := time.Now()
