@@ -278,7 +278,7 @@ func (w *fsWatcher) handle(wd int32, mask uint32, name string) {
 	if name != "" {
 		p = filepath.Join(dw.path, name)
 	}
-	if mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+	if mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 && !skill.Noisy(name) {
 		// Watch a new folder before reporting it, so that whatever the
 		// watcher's walk of it misses is reported.
 		for reg, s := range dw.subs {

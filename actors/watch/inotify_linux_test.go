@@ -86,6 +86,18 @@ func TestFSWatcherStopReleasesWatches(t *testing.T) {
 	if got, want := kernelWatches(t, w), 101; got != want {
 		t.Fatalf("kernel holds %d watches, want %d", got, want)
 	}
+	// Nor is a node_modules created later, unlike any other new folder.
+	if err := os.MkdirAll(filepath.Join(root, "node_modules", "m"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n := filepath.Join(root, "9", "new")
+	if err := os.Mkdir(n, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, reg, n, opCreate)
+	if got, want := kernelWatches(t, w), 102; got != want {
+		t.Fatalf("kernel holds %d watches after two new folders, want %d", got, want)
+	}
 	w.stop(reg)
 	if got := kernelWatches(t, w); got != 0 {
 		t.Errorf("kernel holds %d watches after stop, want 0", got)
