@@ -1,7 +1,8 @@
 // Package watch is the actor that watches every local source root
-// (DESIGN "watcher") with github.com/rjeczalik/notify, the only package
-// that imports it, and publishes debounced files.changed events, plus a
-// periodic rescan.
+// (DESIGN "watcher") and publishes debounced files.changed events, plus a
+// periodic rescan. On Linux it uses inotify directly (inotify_linux.go),
+// elsewhere github.com/rjeczalik/notify (notify_other.go); it is the only
+// package that watches files.
 package watch
 
 import (
@@ -17,7 +18,6 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
-	"github.com/rjeczalik/notify"
 
 	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
@@ -31,14 +31,15 @@ import (
 const DefaultDebounce = 500 * time.Millisecond
 
 // DefaultReconcile is the period of the watcher's safety-net rescan of every
-// watched root. Inotify drops events silently when its kernel queue
-// overflows, and notify drops them when the watcher's channel is full; a
+// watched root. Events are lost when inotify's kernel queue overflows (the
+// watcher rescans then, but notify outside Linux drops such losses
+// silently) and when a registration's channel is full; a
 // rescan a minute costs a directory walk and a stat per file (the hasher's
 // digest cache skips unchanged files), which is cheap at that period.
 const DefaultReconcile = 60 * time.Second
 
-// watchBuffer is the capacity of each notify channel. notify never blocks on
-// a full channel, it drops the event; 4096 events hold a `git checkout` of a
+// watchBuffer is the capacity of each registration's channel. The file
+// system watcher never blocks on a full channel, it drops the event; 4096 events hold a `git checkout` of a
 // few thousand files while the drain goroutine, which does nothing but
 // append to a slice, catches up. A channel seen full also triggers a rescan.
 const watchBuffer = 4096
@@ -76,21 +77,23 @@ type Options struct {
 }
 
 // Watcher is the actor that watches the roots of local sources
-// (DESIGN "watcher") with github.com/rjeczalik/notify and publishes what
-// changed below each root as debounced [events.FilesChanged] events.
-//
-// notify's watch tree is process-global; each root gets a channel of its
-// own, so several Watchers in one process never stop each other's watches.
-// The watcher covers notify's gaps on Linux: files created in a new folder
-// before notify watches it are found by walking the folder when its create
-// event arrives and again when the window is published (BR-28); a full
-// channel or the periodic reconcile tick cause a rescan of the root; a root
-// that does not exist yet, or whose folders vanish, is watched through its
-// nearest existing ancestor, and watched again as soon as it exists (without
-// waiting for the reconcile tick). notify watches where a symbolic link
-// points, not the link, so the folder holding a link on the way to a root
-// (the root itself included) is watched too, and the watch follows the link
-// when it is pointed elsewhere. For the same reason the target of a link to
+// (DESIGN "watcher") and publishes what changed below each root as
+// debounced [events.FilesChanged] events. On Linux each Run has an inotify
+// instance of its own (inotify_linux.go); elsewhere it uses
+// github.com/rjeczalik/notify, whose watch tree is process-global
+// (notify_other.go). Either way each root gets a channel of its own, so
+// several Watchers in one process never stop each other's watches.
+// The watcher covers the gaps of inotify, which is not recursive: files
+// created in a new folder before it is watched are found by walking the
+// folder when its create event arrives and again when the window is
+// published (BR-28); a full channel, a kernel queue overflow or the periodic
+// reconcile tick cause a rescan of the root; a root that does not exist
+// yet, or whose folders vanish, is watched through its nearest existing
+// ancestor, and watched again as soon as it exists (without waiting for the
+// reconcile tick). A watch is where a symbolic link points, not on the link,
+// so the folder holding a link on the way to a root (the root itself
+// included) is watched too, and the watch follows the link when it is
+// pointed elsewhere. For the same reason the target of a link to
 // a skill folder placed in a root, its skills/ or its .claude/skills (the
 // links the hasher follows) is watched too and reported under the link's
 // path.
@@ -154,22 +157,28 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Watcher {
 // root that exists (a missing root has nothing to rescan). Run publishes
 // itself, in order; on [events.Bus] a publish never waits for a consumer.
 // The drain goroutines only queue file events, so even a publisher that
-// blocks would not make notify drop events.
+// blocks would not make the file system watcher drop events.
 //
-// On return every notify watch of this watcher has been stopped
-// (notify.Stop, after which notify sends nothing more) and every goroutine
-// Run started has ended; every FilesChanged was handed to the publisher.
+// On return every watch of this watcher has been dropped (nothing is sent
+// on its channels after that) and every goroutine Run started has ended;
+// every FilesChanged was handed to the publisher. On Linux that costs one
+// close of the inotify instance, whatever the number of watched folders.
 func (w *Watcher) Run(ctx context.Context) error {
 	r := &watchRun{
 		w:     w,
+		fs:    newFSWatcher(),
 		roots: map[rootKey]*rootWatch{},
 		wake:  make(chan struct{}, 1),
 	}
 	defer func() {
-		// STYLE §8: notify.Stop first (no sends after it returns), then end
-		// the loops, then wait.
+		// STYLE §8: stop the watches first (no sends after that), then end
+		// the loops, then wait. Closing the file system watcher drops all
+		// watches at once: no per-root stop at exit.
+		r.fs.close()
 		for _, rw := range r.roots {
-			rw.unwatch()
+			if rw.reg != nil {
+				close(rw.reg.done)
+			}
 		}
 		r.wg.Wait()
 	}()
@@ -222,6 +231,7 @@ type rootKey struct{ id, root string }
 // it, except for the fields marked otherwise.
 type watchRun struct {
 	w      *Watcher
+	fs     *fsWatcher
 	wg     sync.WaitGroup // drain goroutines
 	cfgSeq uint64
 	seq    uint64 // of the last FilesChanged
@@ -233,26 +243,27 @@ type watchRun struct {
 	raw  []rawEvent // guarded by mu; appended by drain goroutines
 }
 
-// rawEvent is one notify event as a drain goroutine hands it to Run.
+// rawEvent is one file event as a drain goroutine hands it to Run.
 type rawEvent struct {
 	reg  *registration
 	path string
-	ev   notify.Event
-	// full says the channel was full when the event was read: notify may
-	// have dropped events.
+	ev   op
+	// full says the channel was full when the event was read (events may
+	// have been dropped), or the kernel's event queue overflowed.
 	full bool
 }
 
-// registration is one notify channel of a root, from notify.Watch to
-// notify.Stop, with the goroutine that drains it.
+// registration is one channel of a root in the file system watcher, from
+// the first watch to its stop, with the goroutine that drains it.
 type registration struct {
-	ch   chan notify.EventInfo
-	done chan struct{} // closed after notify.Stop: ends the drain goroutine
+	fs   *fsWatcher
+	ch   chan fsEvent
+	done chan struct{} // closed after the stop: ends the drain goroutine
 	// watched is the path watched: the root (recursively) or, while the root
 	// does not exist, its nearest existing ancestor (not recursively).
 	watched   string
 	recursive bool
-	// real is watched with symbolic links resolved, as notify reports paths.
+	// real is watched with symbolic links resolved, as events report paths.
 	real string
 	// info identifies the watched folder, to notice one replaced.
 	info os.FileInfo
@@ -273,7 +284,7 @@ type rootWatch struct {
 	cfgSeq uint64
 	root   string // src.Root, absolute and clean
 	reg    *registration
-	failed bool // the last notify.Watch of the root failed; logged once
+	failed bool // the last watch of the root failed; logged once
 
 	// The pending window. first is zero when nothing is pending.
 	paths       map[string]struct{}
@@ -355,8 +366,8 @@ func (r *watchRun) establish(rw *rootWatch) (recursive, changed bool) {
 			}
 			changed = true
 			rw.unwatch()
-			reg := newRegistration(rw.root, true, real, fi)
-			err = notify.Watch(rw.root+"/...", reg.ch, notify.All)
+			reg := r.newRegistration(rw.root, true, real, fi)
+			err = r.fs.watch(reg, rw.root, true, opAll)
 			if err == nil {
 				rw.failed = false
 				r.start(rw, reg)
@@ -365,7 +376,7 @@ func (r *watchRun) establish(rw *rootWatch) (recursive, changed bool) {
 				log.Debug("watching root", "root", rw.root, "target", real)
 				continue // the root may have been replaced meanwhile: look again
 			}
-			notify.Stop(reg.ch)
+			r.fs.stop(reg)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // the root, or a folder in it, vanished meanwhile
 			}
@@ -401,9 +412,9 @@ func (r *watchRun) establish(rw *rootWatch) (recursive, changed bool) {
 		}
 		changed = true
 		rw.unwatch()
-		reg := newRegistration(anc, false, real, ainfo)
-		if err := notify.Watch(anc, reg.ch, notify.Create|notify.Rename|notify.Remove); err != nil {
-			notify.Stop(reg.ch)
+		reg := r.newRegistration(anc, false, real, ainfo)
+		if err := r.fs.watch(reg, anc, false, opCreate|opRename|opRemove); err != nil {
+			r.fs.stop(reg)
 			if !errors.Is(err, fs.ErrNotExist) {
 				// It exists but cannot be watched: watch a folder above it.
 				log.Debug("cannot watch parent of missing root; climbing", "root", rw.root, "parent", anc, "error", err)
@@ -431,9 +442,10 @@ func (r *watchRun) fallback() string {
 	return "changes are missed (the periodic rescan is disabled)"
 }
 
-func newRegistration(watched string, recursive bool, real string, info os.FileInfo) *registration {
+func (r *watchRun) newRegistration(watched string, recursive bool, real string, info os.FileInfo) *registration {
 	return &registration{
-		ch:        make(chan notify.EventInfo, watchBuffer),
+		fs:        r.fs,
+		ch:        make(chan fsEvent, watchBuffer),
 		done:      make(chan struct{}),
 		watched:   watched,
 		recursive: recursive,
@@ -447,7 +459,7 @@ func newRegistration(watched string, recursive bool, real string, info os.FileIn
 // watchPathLinks watches, on the channel of rw's registration and not
 // recursively, the folder that holds each symbolic link on the way to dir
 // (dir itself included), so that a link replaced or pointing elsewhere is
-// noticed: notify watches where links point, not the links. Links directly
+// noticed: watches are where links point, not on the links. Links directly
 // in the file system root (/tmp, /var on some systems) are system layout
 // and left out; a watch of / is costly where notify emulates it.
 func (r *watchRun) watchPathLinks(rw *rootWatch, dir string) {
@@ -463,7 +475,7 @@ func (r *watchRun) watchPathLinks(rw *rootWatch, dir string) {
 		}
 		real, err := filepath.EvalSymlinks(parent)
 		if err == nil {
-			err = notify.Watch(parent, reg.ch, notify.Create|notify.Rename|notify.Remove)
+			err = r.fs.watch(reg, parent, false, opCreate|opRename|opRemove)
 		}
 		if err != nil {
 			r.w.log.Warn("cannot watch the folder of a symbolic link to a skill directory; "+r.fallback(),
@@ -486,8 +498,8 @@ func linkContainers() []string {
 }
 
 // watchLinks adds a recursive watch of the target of every symbolic link to
-// a skill folder in a link container of rw's root: notify does not follow
-// links, but the hasher serves linked skill folders (BR-15).
+// a skill folder in a link container of rw's root: recursive watches do not
+// follow links, but the hasher serves linked skill folders (BR-15).
 func (r *watchRun) watchLinks(rw *rootWatch) {
 	for _, c := range linkContainers() {
 		dir := filepath.Join(rw.root, c)
@@ -531,7 +543,7 @@ func (r *watchRun) watchLink(rw *rootWatch, link string) {
 	if err != nil || reg.links[link] == target || !skill.HoldsMD(target) {
 		return
 	}
-	if err := notify.Watch(target+"/...", reg.ch, notify.All); err != nil {
+	if err := r.fs.watch(reg, target, true, opAll); err != nil {
 		r.w.log.Warn("cannot watch linked skill folder; changes are picked up by the periodic rescan",
 			"link", link, "target", target, "error", err)
 		return
@@ -545,13 +557,13 @@ func (r *watchRun) start(rw *rootWatch, reg *registration) {
 	r.wg.Go(func() { r.drain(reg) })
 }
 
-// unwatch stops the notify watch of rw, if any, and ends its drain
-// goroutine. notify sends nothing on the channel once Stop returned.
+// unwatch stops the watch of rw, if any, and ends its drain goroutine.
+// Nothing is sent on the channel once the stop returned.
 func (rw *rootWatch) unwatch() {
 	if rw.reg == nil {
 		return
 	}
-	notify.Stop(rw.reg.ch)
+	rw.reg.fs.stop(rw.reg)
 	close(rw.reg.done)
 	rw.reg = nil
 }
@@ -572,7 +584,7 @@ func nearestDir(p string) (string, os.FileInfo) {
 }
 
 // drain moves events from reg's channel to the run's queue as fast as it
-// can, so that notify does not drop them, and wakes Run. It does nothing
+// can, so that the file system watcher does not drop them, and wakes Run. It does nothing
 // else: no I/O, no publishing.
 func (r *watchRun) drain(reg *registration) {
 	var batch []rawEvent
@@ -581,15 +593,15 @@ func (r *watchRun) drain(reg *registration) {
 		case <-reg.done:
 			return
 		case ei := <-reg.ch:
-			// The channel held cap-1 more events: it was full, and notify
-			// drops what does not fit.
-			full := len(reg.ch) >= cap(reg.ch)-1
-			batch = append(batch[:0], rawEvent{reg: reg, path: ei.Path(), ev: ei.Event(), full: full})
+			// The channel held cap-1 more events: it was full, and the file
+			// system watcher drops what does not fit.
+			full := len(reg.ch) >= cap(reg.ch)-1 || ei.overflow
+			batch = append(batch[:0], rawEvent{reg: reg, path: ei.path, ev: ei.op, full: full})
 		more:
 			for len(batch) < watchBuffer {
 				select {
 				case ei := <-reg.ch:
-					batch = append(batch, rawEvent{reg: reg, path: ei.Path(), ev: ei.Event()})
+					batch = append(batch, rawEvent{reg: reg, path: ei.path, ev: ei.op, full: ei.overflow})
 				default:
 					break more
 				}
@@ -629,7 +641,10 @@ func (r *watchRun) absorb() {
 			rw.rescan = true
 			rw.touch(now)
 		}
-		if e.path == e.reg.real && e.ev&(notify.Remove|notify.Rename) != 0 {
+		if e.path == "" {
+			continue // an overflow: the rescan is set
+		}
+		if e.path == e.reg.real && e.ev&(opRemove|opRename) != 0 {
 			// The watched folder itself was removed or moved away: its watch
 			// is dead even if a new folder gets its name (and inode number).
 			rw.unwatch()
@@ -663,7 +678,7 @@ func (r *watchRun) absorb() {
 		}
 		if p == rw.root {
 			// The root itself was removed or moved away (or replaced).
-			if e.ev&(notify.Remove|notify.Rename) != 0 {
+			if e.ev&(opRemove|opRename) != 0 {
 				r.w.log.Debug("root vanished or moved", "root", rw.root)
 				r.establish(rw)
 				byReg[rw.reg] = rw
@@ -677,11 +692,11 @@ func (r *watchRun) absorb() {
 		}
 		rw.add(p)
 		rw.touch(now)
-		if e.ev&notify.Create != 0 {
-			// notify watches a new folder only after its create event; what
+		if e.ev&opCreate != 0 {
+			// A new folder is watched only after its create event; what
 			// was created in it before is never reported (BR-28), nor are
 			// the files of a folder moved in. List them now, and again at
-			// flush, when notify surely watches the folder.
+			// flush, when the folder is surely watched.
 			if fi, err := os.Lstat(p); err == nil {
 				switch {
 				case fi.IsDir():
@@ -701,7 +716,7 @@ type createdDir struct {
 	at   time.Time
 }
 
-// display maps a path notify reported (symbolic links resolved) to the path
+// display maps a path the file system watcher reported (symbolic links resolved) to the path
 // under root as configured.
 func display(reg *registration, root, p string) (string, bool) {
 	switch {
@@ -814,7 +829,7 @@ func (r *watchRun) flushDue(now time.Time) (next time.Time, ok bool) {
 
 // flush publishes the pending window of rw and empties it.
 // Folders created less than a debounce interval ago (a burst cut by
-// burstCap) may not be watched by notify yet: they are walked again in the
+// burstCap) may not be watched yet: they are walked again in the
 // next window.
 func (r *watchRun) flush(rw *rootWatch) {
 	now := time.Now()
