@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -283,9 +284,9 @@ type wkRun struct {
 
 // startFetcher runs a fetcher of fake with cfg (CacheDir required) and
 // sends it one static configuration with the publisher as its source.
-func startFetcher(t *testing.T, fake *wkFake, cfg actors.WellKnownConfig) *wkRun {
+func startFetcher(t *testing.T, fake *wkFake, cfg config.WellKnown) *wkRun {
 	t.Helper()
-	spec, err := actors.ParseWellKnownURL(fake.srv.URL, false)
+	spec, err := config.ParseWellKnownURL(fake.srv.URL, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestWellKnownCacheRefusesWhatIsNotOurs(t *testing.T) {
 			fake := newWKFake(t)
 			fake.publish(t, map[string]string{"hello": skillMD("hello", "V1."), "bye": skillMD("bye", "Bye.")})
 			cache := filepath.Join(t.TempDir(), "well-known")
-			r := startFetcher(t, fake, actors.WellKnownConfig{CacheDir: cache})
+			r := startFetcher(t, fake, config.WellKnown{CacheDir: cache})
 			if got := r.next(); got != "synced" {
 				t.Fatalf("first sync: %s", got)
 			}
@@ -403,7 +404,7 @@ func TestGitHubCacheRefusesWhatIsNotOurs(t *testing.T) {
 			api := newGHAPI(t)
 			api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "A.")})
 			cache := filepath.Join(t.TempDir(), "cache")
-			r := startPoller(t, api, actors.GitHubConfig{CacheDir: cache}, "github.com/acme/skills")
+			r := startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
 			r.synced()
 			canary := makeCanary(t)
 			before := snapshot(t, canary)
@@ -442,7 +443,7 @@ func TestGitHubCacheDirHoldsCheckouts(t *testing.T) {
 			before := snapshot(t, src)
 			api := newGHAPI(t)
 			api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "A.")})
-			r := startPoller(t, api, actors.GitHubConfig{CacheDir: src}, "github.com/acme/skills")
+			r := startPoller(t, api, config.GitHub{CacheDir: src}, "github.com/acme/skills")
 			f := r.failed()
 			r.stop()
 			want := "cache folder " + filepath.Join(src, filepath.FromSlash(tc.named)) + " exists and was not created by skilljack-mcp; move it or choose another SKILLJACK_CACHE_DIR"
@@ -486,12 +487,12 @@ func TestCachesOfEarlierVersionsAreAdopted(t *testing.T) {
 		fake := newWKFake(t)
 		fake.publish(t, map[string]string{"hello": skillMD("hello", "V1."), "bye": skillMD("bye", "Bye."), "same": skillMD("same", "Same.")})
 		cache := filepath.Join(t.TempDir(), "well-known")
-		r := startFetcher(t, fake, actors.WellKnownConfig{CacheDir: cache})
+		r := startFetcher(t, fake, config.WellKnown{CacheDir: cache})
 		r.next()
 		r.stop()
 		removeMarkers(t, cache)
 		fake.publish(t, map[string]string{"hello": skillMD("hello", "V2."), "same": skillMD("same", "Same.")})
-		r = startFetcher(t, fake, actors.WellKnownConfig{CacheDir: cache})
+		r = startFetcher(t, fake, config.WellKnown{CacheDir: cache})
 		if got := r.next(); got != "synced" {
 			t.Fatalf("sync of a cache of an earlier version: %s\n%s", got, r.logs.String())
 		}
@@ -516,12 +517,12 @@ func TestCachesOfEarlierVersionsAreAdopted(t *testing.T) {
 		api := newGHAPI(t)
 		api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "A.")})
 		cache := filepath.Join(t.TempDir(), "cache")
-		r := startPoller(t, api, actors.GitHubConfig{CacheDir: cache}, "github.com/acme/skills")
+		r := startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
 		r.synced()
 		r.stop()
 		removeMarkers(t, cache)
 		api.commit(t, "acme/skills", "main", shaB, false, map[string]string{"s/SKILL.md": skillMD("s", "B.")})
-		r = startPoller(t, api, actors.GitHubConfig{CacheDir: cache}, "github.com/acme/skills")
+		r = startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
 		if ev := r.synced(); ev.Revision != shaB {
 			t.Errorf("revision %s, want %s", ev.Revision, shaB)
 		}
@@ -543,12 +544,12 @@ func TestWellKnownCaps(t *testing.T) {
 	md := func(n string) string { return skillMD(n, strings.Repeat("x", 200)) }
 	tests := []struct {
 		name string
-		cfg  actors.WellKnownConfig
+		cfg  config.WellKnown
 		want []string
 		warn string
 	}{
-		{"entries", actors.WellKnownConfig{MaxSkills: 2}, []string{"a", "b"}, "WELL_KNOWN_MAX_SKILLS"},
-		{"bytes", actors.WellKnownConfig{MaxCacheBytes: int64(len(md("a"))*2 + 10)}, []string{"a", "b"}, "WELL_KNOWN_MAX_CACHE_MB"},
+		{"entries", config.WellKnown{MaxSkills: 2}, []string{"a", "b"}, "WELL_KNOWN_MAX_SKILLS"},
+		{"bytes", config.WellKnown{MaxCacheBytes: int64(len(md("a"))*2 + 10)}, []string{"a", "b"}, "WELL_KNOWN_MAX_CACHE_MB"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -599,7 +600,7 @@ func TestWellKnownCacheRootRefusedBeforeFirstSync(t *testing.T) {
 			before := snapshot(t, canary)
 			root := filepath.Join(t.TempDir(), "cache")
 			foreign := replaceWith(t, root, v, canary, false)
-			r := startFetcher(t, fake, actors.WellKnownConfig{CacheDir: filepath.Join(root, "well-known")})
+			r := startFetcher(t, fake, config.WellKnown{CacheDir: filepath.Join(root, "well-known")})
 			if got := r.next(); !strings.HasPrefix(got, "failed: ") {
 				t.Errorf("first sync through %s: %s, want failed", v, got)
 			}

@@ -180,7 +180,7 @@ func runFetcherPaths(base string) {
 		}
 		c.close()
 	}
-	g := &ghWorker{p: &GitHubPoller{log: discard}, log: discard, spec: GitHubSpec{Owner: "acme", Repo: "skills"},
+	g := &ghWorker{p: &GitHubPoller{log: discard}, log: discard, spec: events.GitHubRepo{Owner: "acme", Repo: "skills"},
 		ownerDir: filepath.Join(base, "gh", "acme"), clone: filepath.Join(base, "gh", "acme", "skills"), warned: map[string]bool{}}
 	if owner, err := g.openCache(); err == nil {
 		g.removeStale(owner)

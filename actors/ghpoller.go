@@ -20,6 +20,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/archive"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/fetch"
@@ -42,11 +43,11 @@ const (
 
 // GitHubPollerOptions configures a [GitHubPoller].
 type GitHubPollerOptions struct {
-	// Config is the GitHub configuration of this start ([Config.GitHub]):
+	// Config is the GitHub configuration of this start ([config.Config]):
 	// token, API URL, poll interval (0: no polling), size caps (0: the
-	// defaults of [DefaultGitHubMaxTarballBytes] and
-	// [DefaultGitHubMaxUnpackedBytes]).
-	Config GitHubConfig
+	// defaults of [config.DefaultGitHubMaxTarballBytes] and
+	// [config.DefaultGitHubMaxUnpackedBytes]).
+	Config config.GitHub
 	// HTTPClient sends the API and download requests; nil means a client
 	// with a 30 s timeout per API request and 5 min per tarball (see
 	// [fetch.GitHubOptions]).
@@ -103,7 +104,7 @@ type GitHubPoller struct {
 // configured and publishing [events.SourceSynced] / [events.SourceFailed]
 // through pub. It panics if configured or pub is nil. opts is copied; nil
 // means defaults (which poll nothing useful: Config.CacheDir comes from
-// [LoadConfig]).
+// [config.Resolve]).
 func NewGitHubPoller(configured <-chan *message.Message, pub message.Publisher, opts *GitHubPollerOptions) *GitHubPoller {
 	if configured == nil || pub == nil {
 		panic("actors.NewGitHubPoller: nil inbox or publisher")
@@ -245,7 +246,7 @@ type ghWorker struct {
 	src      events.Source
 	cfgSeq   uint64
 	static   bool
-	spec     GitHubSpec
+	spec     events.GitHubRepo
 	name     string // "owner/repo" for log lines and errors
 	ownerDir string
 	clone    string // <ownerDir>/<repo>
@@ -276,7 +277,7 @@ func (p *GitHubPoller) newWorker(cfg events.SourcesConfigured, src events.Source
 	if src.GitHub.Owner == "" || src.GitHub.Repo == "" {
 		return nil, fmt.Errorf("GitHub source %s: the configuration carries no parsed repository", src.Location)
 	}
-	spec := gitHubSpecOf(src.GitHub)
+	spec := src.GitHub
 	clone := src.Root
 	if spec.Subpath != "" {
 		sub := string(filepath.Separator) + filepath.FromSlash(spec.Subpath)
@@ -701,7 +702,7 @@ func (w *ghWorker) extract(ctx context.Context, owner *os.Root, staging string, 
 	defer root.Close()
 	maxBytes := w.p.opts.Config.MaxUnpackedBytes
 	if maxBytes <= 0 {
-		maxBytes = DefaultGitHubMaxUnpackedBytes
+		maxBytes = config.DefaultGitHubMaxUnpackedBytes
 	}
 	res, err := archive.ExtractTarGz(ghCtxReader{ctx, bufio.NewReaderSize(r, 256<<10)}, root,
 		&archive.Options{MaxBytes: maxBytes, MaxEntries: ghMaxEntries, StripTopFolder: true})

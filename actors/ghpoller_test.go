@@ -20,6 +20,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -209,7 +210,7 @@ type pollerRun struct {
 
 // startPoller runs a poller of api with cfg (CacheDir, APIURL filled in
 // when empty) and sends it configuration 1 with the GitHub sources locs.
-func startPoller(t *testing.T, api *ghAPI, cfg actors.GitHubConfig, locs ...string) *pollerRun {
+func startPoller(t *testing.T, api *ghAPI, cfg config.GitHub, locs ...string) *pollerRun {
 	t.Helper()
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = t.TempDir()
@@ -243,7 +244,7 @@ func startPoller(t *testing.T, api *ghAPI, cfg actors.GitHubConfig, locs ...stri
 // ghSource is the source LoadConfig makes of loc.
 func ghSource(t *testing.T, cache, id, loc string) events.Source {
 	t.Helper()
-	spec, err := actors.ParseGitHubURL(loc)
+	spec, err := config.ParseGitHubURL(loc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +343,7 @@ func TestGitHubPollerSyncAndRestart(t *testing.T) {
 	api := newGHAPI(t)
 	api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
 	cache := t.TempDir()
-	r := startPoller(t, api, actors.GitHubConfig{CacheDir: cache}, "github.com/acme/skills")
+	r := startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
 	ev := r.synced()
 	want := ghSource(t, cache, "0", "github.com/acme/skills")
 	if ev.Revision != shaA || !ev.Rescan || ev.ConfigSeq != 1 || ev.Source != want {
@@ -358,7 +359,7 @@ func TestGitHubPollerSyncAndRestart(t *testing.T) {
 	}
 	r.quiet()
 
-	r2 := startPoller(t, api, actors.GitHubConfig{CacheDir: cache}, "github.com/acme/skills")
+	r2 := startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
 	waitUntil(t, "a second commits request", func() bool { return api.count("/repos/acme/skills/commits/") == 2 })
 	// Checks of one source never overlap: once a third one has begun,
 	// the restart's first check has finished.
@@ -380,7 +381,7 @@ func TestGitHubPollerPinnedSHA(t *testing.T) {
 	api.commit(t, "acme/live", "main", shaC, false, map[string]string{"l/SKILL.md": skillMD("l", "L.")})
 	cache := t.TempDir()
 	pinned := "github.com/acme/skills@" + strings.ToUpper(shaB)
-	cfg := actors.GitHubConfig{CacheDir: cache, PollInterval: 10 * time.Millisecond}
+	cfg := config.GitHub{CacheDir: cache, PollInterval: 10 * time.Millisecond}
 	for run := range 2 {
 		r := startPoller(t, api, cfg, pinned, "github.com/acme/live")
 		if run == 0 {
@@ -409,7 +410,7 @@ func TestGitHubPollerRetryAfter(t *testing.T) {
 	api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
 	api.fail["acme/skills"] = http.Header{"Retry-After": {"1"}}
 	api.failCode = http.StatusTooManyRequests
-	r := startPoller(t, api, actors.GitHubConfig{PollInterval: 10 * time.Millisecond, Token: "tok-secret"}, "github.com/acme/skills")
+	r := startPoller(t, api, config.GitHub{PollInterval: 10 * time.Millisecond, Token: "tok-secret"}, "github.com/acme/skills")
 	f := r.failed()
 	if f.RetryAt.IsZero() || time.Until(f.RetryAt) > 2*time.Second {
 		t.Errorf("RetryAt = %v, want about a second from now", f.RetryAt)
@@ -447,7 +448,7 @@ func TestGitHubPollerProgress(t *testing.T) {
 	api.commit(t, "acme/big", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "S."), "s/blob.bin": string(big)})
 	api.commit(t, "acme/small", "main", shaB, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
 	start := time.Now()
-	r := startPoller(t, api, actors.GitHubConfig{}, "github.com/acme/big", "github.com/acme/small")
+	r := startPoller(t, api, config.GitHub{}, "github.com/acme/big", "github.com/acme/small")
 	r.synced()
 	r.synced()
 	elapsed := time.Since(start)
@@ -481,7 +482,7 @@ func TestGitHubPollerNewConfigCancels(t *testing.T) {
 	api.commit(t, "acme/old", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
 	api.commit(t, "acme/new", "main", shaC, false, map[string]string{"t/SKILL.md": skillMD("t", "T.")})
 	api.hold = make(chan struct{})
-	r := startPoller(t, api, actors.GitHubConfig{}, "github.com/acme/old")
+	r := startPoller(t, api, config.GitHub{}, "github.com/acme/old")
 	<-api.held // the old source's tarball download is in flight
 	api.mu.Lock()
 	api.hold = nil
@@ -507,7 +508,7 @@ func TestGitHubPollerCancel(t *testing.T) {
 	api := newGHAPI(t)
 	api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
 	api.hold = make(chan struct{})
-	r := startPoller(t, api, actors.GitHubConfig{PollInterval: time.Hour}, "github.com/acme/skills")
+	r := startPoller(t, api, config.GitHub{PollInterval: time.Hour}, "github.com/acme/skills")
 	<-api.held
 	r.quiet() // fails if Run takes over 10 s
 	if _, err := os.Stat(filepath.Join(r.cache, "acme", "skills")); err == nil {

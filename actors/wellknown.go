@@ -24,6 +24,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/archive"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/fetch"
@@ -35,8 +36,8 @@ const DiscoverySchemaV02 = "https://schemas.agentskills.io/discovery/0.2.0/schem
 // WellKnownOptions configures a [WellKnownFetcher].
 type WellKnownOptions struct {
 	// Config is the publisher configuration of this start
-	// ([Config.WellKnown]).
-	Config WellKnownConfig
+	// ([config.Config]).
+	Config config.WellKnown
 	// HTTPClient sends the requests; nil means a client with a 30 s timeout
 	// per request.
 	HTTPClient *http.Client
@@ -102,16 +103,16 @@ func NewWellKnownFetcher(configured <-chan *message.Message, pub message.Publish
 	f.log = ensureLogger(f.opts.Logger)
 	cfg := f.opts.Config
 	if cfg.MaxArtifactBytes <= 0 {
-		cfg.MaxArtifactBytes = DefaultMaxArtifactBytes
+		cfg.MaxArtifactBytes = config.DefaultMaxArtifactBytes
 	}
 	if cfg.MaxUnpackedBytes <= 0 {
-		cfg.MaxUnpackedBytes = DefaultMaxUnpackedBytes
+		cfg.MaxUnpackedBytes = config.DefaultMaxUnpackedBytes
 	}
 	if cfg.MaxSkills <= 0 {
-		cfg.MaxSkills = DefaultWellKnownMaxSkills
+		cfg.MaxSkills = config.DefaultWellKnownMaxSkills
 	}
 	if cfg.MaxCacheBytes <= 0 {
-		cfg.MaxCacheBytes = DefaultWellKnownMaxCacheBytes
+		cfg.MaxCacheBytes = config.DefaultWellKnownMaxCacheBytes
 	}
 	f.opts.Config = cfg
 	f.c = f.client(cfg.AllowedOrigins)
@@ -179,7 +180,7 @@ func (f *WellKnownFetcher) Run(ctx context.Context) error {
 					f.log.Warn("publisher source skipped: the configuration carries no parsed publisher", "source", src.Location)
 					continue
 				}
-				spec := wellKnownSpecOf(src.Publisher)
+				spec := src.Publisher
 				w := &wkWorker{f: f, c: c, src: src, spec: spec, cfgSeq: ev.Seq, dir: filepath.Dir(src.Root), kick: make(chan struct{}, 1), warned: map[string]bool{}}
 				workers = append(workers, w)
 				interval := f.opts.Config.PollInterval
@@ -213,7 +214,7 @@ type wkWorker struct {
 	f      *WellKnownFetcher
 	c      *fetch.Client // allowlist of the worker's configuration
 	src    events.Source
-	spec   WellKnownSpec
+	spec   events.Publisher
 	cfgSeq uint64
 	dir    string // the publisher's cache folder
 	kick   chan struct{}

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -55,7 +56,7 @@ func startStackEnv(tb testing.TB, pipe *actors.PipelineOptions, env map[string]s
 	if home == "" {
 		home = tb.TempDir()
 	}
-	cfg, err := actors.LoadConfig(actors.ConfigOptions{Args: dirs, Home: home, Getenv: func(k string) string { return env[k] }, Logger: pipe.Logger})
+	cfg, err := config.Resolve(config.ResolveOptions{Args: dirs, Home: home, Getenv: func(k string) string { return env[k] }, Logger: pipe.Logger})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,4 +1,13 @@
-package actors
+// Package config is the one owner of the configuration (DESIGN
+// "Folders"): the settings table of every flag, environment variable and
+// config-file key ([SettingsTable], [Load], [Resolve]), the parsers of the
+// remote source URLs ([ParseWellKnownURL], [ParseGitHubURL]) and the
+// remote settings ([WellKnown], [GitHub]), and the config actor ([New]),
+// which watches ~/.skilljack/config.json, applies config commands from the
+// bus and publishes each new [events.SourcesConfigured] and
+// [events.OverridesChanged]. Actor packages may import its types and
+// default constants; it imports no actor package.
+package config
 
 import (
 	"bytes"
@@ -18,12 +27,13 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
-// ConfigOptions are the inputs of [LoadConfig]. The zero value reads the
+// ResolveOptions are the inputs of [Resolve]. The zero value reads the
 // process environment, home and working directory.
-type ConfigOptions struct {
+type ResolveOptions struct {
 	// Args are the positional command-line arguments; each may be a
 	// comma-separated list. If empty, SKILLS_DIR and then the config file
 	// are used.
@@ -65,9 +75,9 @@ type Config struct {
 	// ConfigPath is the config file's path, whether it exists or not.
 	ConfigPath string
 	// WellKnown configures the publisher sources and their fetcher.
-	WellKnown WellKnownConfig
+	WellKnown WellKnown
 	// GitHub configures the GitHub sources and their poller.
-	GitHub GitHubConfig
+	GitHub GitHub
 }
 
 // Source list origins for [Config.ActiveSource].
@@ -97,7 +107,7 @@ type configFile struct {
 	ghOrgs, ghUsers, wkOrigins []string
 }
 
-// LoadConfig works out the configuration from arguments, environment and the
+// Resolve works out the configuration from arguments, environment and the
 // config file. The source list is the first non-empty of: the positional
 // arguments, SKILLS_DIR (comma list), the config file's skillDirectories
 // (exclusive, not merged). A missing config file means defaults; an
@@ -109,7 +119,7 @@ type configFile struct {
 // GitHub and well-known entries are served from their cache folders (see
 // buildSources); the remote settings are in WellKnown and GitHub. It only reads; it never writes the config
 // file. It fails only when the working or home directory cannot be found.
-func LoadConfig(opts ConfigOptions) (Config, error) {
+func Resolve(opts ResolveOptions) (Config, error) {
 	cl := commandLine{positional: opts.Args}
 	if opts.Static != nil {
 		cl.flags = map[string]raw{"--static": {name: "--static", text: strconv.FormatBool(*opts.Static), origin: fromFlag}}
@@ -151,10 +161,14 @@ func derive(st *Settings, file configFile, home, cwd string) []Warning {
 	return warnings
 }
 
-// MaxConfigBytes caps the config file. It holds a few lists and flags; a
+// utf8BOM is the byte-order mark some Windows editors write at the start of
+// a file; the config file is read without it, as a SKILL.md is.
+const utf8BOM = "\uFEFF"
+
+// MaxFileBytes caps the config file. It holds a few lists and flags; a
 // megabyte is thousands of entries, and the cap keeps a mistaken link to a
 // log or a device from filling memory.
-const MaxConfigBytes = 1 << 20
+const MaxFileBytes = 1 << 20
 
 // readRegularFile returns the contents of path, without a leading UTF-8
 // BOM, if it is a regular file (a link to one is followed) of at most limit
@@ -187,7 +201,7 @@ func readRegularFile(path string, limit int64) ([]byte, error) {
 	if int64(len(b)) > limit {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
 	}
-	return bytes.TrimPrefix(b, utf8BOM), nil
+	return bytes.TrimPrefix(b, []byte(utf8BOM)), nil
 }
 
 // fileKind names the type of a file that is not regular.
@@ -206,7 +220,7 @@ func fileKind(m fs.FileMode) string {
 }
 
 // readConfigFile returns the usable parts of the config file: nothing when
-// it is missing, or is not a regular file of at most [MaxConfigBytes], or
+// it is missing, or is not a regular file of at most [MaxFileBytes], or
 // cannot be read or parsed as a JSON object (then with a warning naming the
 // file and the reason). A leading UTF-8 BOM is ignored. A key holding the wrong type, a skillDirectories entry that is
 // not a non-empty string and an override flag that is not a boolean are
@@ -215,7 +229,7 @@ func fileKind(m fs.FileMode) string {
 // read are ignored.
 func readConfigFile(path string, log *slog.Logger) configFile {
 	f := configFile{overrides: map[string]events.Override{}}
-	b, err := readRegularFile(path, MaxConfigBytes)
+	b, err := readRegularFile(path, MaxFileBytes)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			log.Warn("cannot read config file; using defaults", "path", path, "error", err)
@@ -391,7 +405,7 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 			}
 			src.Kind = events.SourceGitHub
 			src.GitHub = spec.ForEvent()
-			src.Prefix = sanitizeSegment(spec.Prefix())
+			src.Prefix = skill.SanitizeSegment(spec.Prefix())
 			src.Root = filepath.Join(cfg.GitHub.CacheDir, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))
 			key = "github\x00" + spec.Key()
 			if first, dup := githubSeen[key]; dup {
@@ -479,7 +493,7 @@ func warnCacheInSource(cfg Config, log *slog.Logger) {
 			kind events.SourceKind
 			dir  string
 		}{{events.SourceWellKnown, cfg.WellKnown.CacheDir}, {events.SourceGitHub, cfg.GitHub.CacheDir}} {
-			if !hasKind(cfg, c.kind) {
+			if !(events.SourcesConfigured{Sources: cfg.Sources}).Has(c.kind) {
 				continue
 			}
 			rel, err := filepath.Rel(src.Root, c.dir)
@@ -501,7 +515,7 @@ func warnCacheInSource(cfg Config, log *slog.Logger) {
 // (reference §2.2): the usable publisher origins, the allowed owners in
 // lower case and the cache folders, warning once about each unusable
 // origin.
-func remoteConfig(st *Settings, home string, log *slog.Logger) (WellKnownConfig, GitHubConfig) {
+func remoteConfig(st *Settings, home string, log *slog.Logger) (WellKnown, GitHub) {
 	wk, gh := st.Config.WellKnown, st.Config.GitHub
 	if base := st.cacheDir; base != "" {
 		base = resolvePath(base, home, home)

@@ -1,4 +1,4 @@
-package actors
+package config
 
 import (
 	"context"
@@ -20,32 +20,40 @@ import (
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
-// DefaultConfigPoll is how often the config actor looks at the config
+// DefaultPoll is how often the config actor looks at the config
 // file's (size, mtime, inode): a hand edit is served well within a second.
-const DefaultConfigPoll = 250 * time.Millisecond
+const DefaultPoll = 250 * time.Millisecond
 
-// ConfigActorOptions configures a [ConfigActor] beyond the configuration
-// of the start.
-type ConfigActorOptions struct {
-	// Commands carries [events.ConfigCommand] messages; nil: none arrive.
+// Inboxes are the subscriptions an [Actor] reads.
+type Inboxes struct {
+	// Commands carries config.command ([events.ConfigCommand]). If nil, no
+	// command arrives.
 	Commands <-chan *message.Message
+}
+
+// Options configure an [Actor]. A nil *Options means defaults: an empty
+// configuration that never changes.
+type Options struct {
+	// Config is the configuration of the start ([Resolve]); the actor
+	// publishes it first.
+	Config Config
 	// Reload works the configuration out again, exactly as at the start
-	// ([LoadConfig] with the start's options; it re-reads the config file).
+	// ([Resolve] with the start's options; it re-reads the config file).
 	// Nil: the configuration never changes while running; the file is not
 	// watched, and commands are saved to the file only.
 	Reload func() (Config, error)
-	// Poll is how often the config file is looked at; 0 means
-	// [DefaultConfigPoll].
+	// Poll is how often the config file is looked at. If zero, defaults to
+	// [DefaultPoll].
 	Poll time.Duration
 	// Logger receives the actor's lines; nil discards.
 	Logger *slog.Logger
 }
 
-// ConfigActor is the one owner of the configuration while the server runs
+// Actor is the one owner of the configuration while the server runs
 // (DESIGN "config", issue 11 item 4). It publishes the configuration of the
 // start, then keeps it current:
 //   - it watches the config file (polling its size, mtime and inode every
-//     [ConfigActorOptions.Poll]; the file-watching library is the
+//     [Options.Poll]; the file-watching library is the
 //     watcher's alone) and on a change re-reads the configuration;
 //   - it applies [events.ConfigCommand] messages to the config file (see
 //     config_write.go for how the file is written) and re-reads the
@@ -62,7 +70,7 @@ type ConfigActorOptions struct {
 // Static mode (from the start) fixes the configuration: the file is not
 // watched and commands are saved only, for the next start; a change of
 // staticMode itself always applies at the next start.
-type ConfigActor struct {
+type Actor struct {
 	pub      message.Publisher
 	log      *slog.Logger
 	commands <-chan *message.Message
@@ -77,26 +85,21 @@ type ConfigActor struct {
 	badStampSeen bool // the current stamp's file was reported as unusable
 }
 
-// NewConfigActor returns an actor publishing cfg through pub once; it never
-// changes it. It panics if pub is nil. cfg is copied; a nil log discards.
-func NewConfigActor(cfg Config, pub message.Publisher, log *slog.Logger) *ConfigActor {
-	return NewLiveConfigActor(cfg, pub, &ConfigActorOptions{Logger: log})
-}
-
-// NewLiveConfigActor returns the config actor of cfg, the configuration of
-// the start, publishing through pub. It panics if pub is nil. cfg and opts
-// are copied; nil opts means [NewConfigActor].
-func NewLiveConfigActor(cfg Config, pub message.Publisher, opts *ConfigActorOptions) *ConfigActor {
+// New returns the config actor of opts.Config, the configuration of the
+// start, reading commands from in and publishing through pub. It panics if
+// pub is nil. opts is copied (its Config too).
+func New(in Inboxes, pub message.Publisher, opts *Options) *Actor {
 	if pub == nil {
-		panic("actors.NewLiveConfigActor: nil publisher")
+		panic("config.New: nil publisher")
 	}
-	var o ConfigActorOptions
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.Poll <= 0 {
-		o.Poll = DefaultConfigPoll
+		o.Poll = DefaultPoll
 	}
+	cfg := o.Config
 	cfg.Sources = slices.Clone(cfg.Sources)
 	cfg.Overrides = maps.Clone(cfg.Overrides)
 	if cfg.Overrides == nil {
@@ -104,21 +107,21 @@ func NewLiveConfigActor(cfg Config, pub message.Publisher, opts *ConfigActorOpti
 	}
 	cwd, _ := os.Getwd()
 	home := filepath.Dir(filepath.Dir(cfg.ConfigPath)) // <home>/.skilljack/config.json
-	return &ConfigActor{
-		pub: pub, log: ensureLogger(o.Logger), commands: o.Commands, reload: o.Reload, poll: o.Poll,
+	return &Actor{
+		pub: pub, log: ensureLogger(o.Logger), commands: in.Commands, reload: o.Reload, poll: o.Poll,
 		edit: configEdit{home: home, cwd: cwd, allowHTTP: cfg.WellKnown.AllowHTTP, now: time.Now},
 		cfg:  cfg,
 	}
 }
 
 // live reports whether the configuration may change while running.
-func (a *ConfigActor) live() bool { return a.reload != nil && !a.cfg.Static && a.cfg.ConfigPath != "" }
+func (a *Actor) live() bool { return a.reload != nil && !a.cfg.Static && a.cfg.ConfigPath != "" }
 
 // Run publishes [events.OverridesChanged] and then [events.SourcesConfigured]
 // (both Seq 1), then watches the config file and handles commands until
 // ctx is done, and returns nil. It returns an error only when the first
 // publish fails. Call it once.
-func (a *ConfigActor) Run(ctx context.Context) error {
+func (a *Actor) Run(ctx context.Context) error {
 	a.log.Debug("configuration", "active_source", a.cfg.ActiveSource, "sources", len(a.cfg.Sources),
 		"static", a.cfg.Static, "overrides", len(a.cfg.Overrides), "config_path", a.cfg.ConfigPath)
 	a.seq, a.ovSeq = 1, 1
@@ -150,27 +153,21 @@ func (a *ConfigActor) Run(ctx context.Context) error {
 				cmds = nil
 				continue
 			}
-			var cmd events.ConfigCommand
-			if events.Handle(a.log, msg, func(m *message.Message) error {
-				var err error
-				cmd, err = events.Decode[events.ConfigCommand](m)
-				return err
-			}) != nil {
-				continue
+			if cmd, ok := events.Receive[events.ConfigCommand](a.log, msg); ok {
+				a.answer(a.command(cmd))
 			}
-			a.answer(a.command(cmd))
 		}
 	}
 }
 
-func (a *ConfigActor) sourcesEvent() events.SourcesConfigured {
+func (a *Actor) sourcesEvent() events.SourcesConfigured {
 	return events.SourcesConfigured{Seq: a.seq, Sources: a.cfg.Sources, Static: a.cfg.Static, AllowedOrigins: a.cfg.WellKnown.AllowedOrigins}
 }
 
 // fileChanged re-reads the configuration after the config file changed,
 // unless the file cannot be used: then it warns once and keeps the last
 // good configuration.
-func (a *ConfigActor) fileChanged() {
+func (a *Actor) fileChanged() {
 	path := a.cfg.ConfigPath
 	if reason := unusableConfig(path); reason != "" {
 		if !a.badStampSeen {
@@ -186,7 +183,7 @@ func (a *ConfigActor) fileChanged() {
 // configuration, or "" when it can (a missing or empty file can: it means
 // the defaults).
 func unusableConfig(path string) string {
-	b, err := readRegularFile(path, MaxConfigBytes)
+	b, err := readRegularFile(path, MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ""
 	}
@@ -209,7 +206,7 @@ func unusableConfig(path string) string {
 // apply re-reads the configuration and publishes what changed. A re-read
 // that raced with another change of the file is dropped: the next poll
 // sees that change.
-func (a *ConfigActor) apply() {
+func (a *Actor) apply() {
 	next, err := a.reload()
 	if err != nil {
 		a.log.Warn("cannot reload the configuration; the last good one stays served", "error", err)
@@ -247,7 +244,7 @@ func sameOverride(a, b events.Override) bool {
 
 // command applies cmd to the config file and, when the configuration is
 // live, re-reads it; it returns the answer.
-func (a *ConfigActor) command(cmd events.ConfigCommand) events.ConfigApplied {
+func (a *Actor) command(cmd events.ConfigCommand) events.ConfigApplied {
 	ans := events.ConfigApplied{ID: cmd.ID, Op: cmd.Op}
 	path := a.cfg.ConfigPath
 	err := func() error {
@@ -283,7 +280,7 @@ func (a *ConfigActor) command(cmd events.ConfigCommand) events.ConfigApplied {
 }
 
 // note says why a saved command does not change what is served now.
-func (a *ConfigActor) note(cmd events.ConfigCommand) string {
+func (a *Actor) note(cmd events.ConfigCommand) string {
 	switch {
 	case cmd.Op == events.ConfigSetStaticMode:
 		return "saved: static mode applies at the next start"
@@ -314,7 +311,7 @@ func (a *ConfigActor) note(cmd events.ConfigCommand) string {
 	return ""
 }
 
-func (a *ConfigActor) answer(ans events.ConfigApplied) {
+func (a *Actor) answer(ans events.ConfigApplied) {
 	if err := events.Publish(a.pub, ans); err != nil {
 		a.log.Error("publishing config.applied", "id", ans.ID, "error", err)
 	}

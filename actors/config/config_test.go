@@ -1,4 +1,4 @@
-package actors_test
+package config_test
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -40,20 +40,20 @@ func TestLoadConfig(t *testing.T) {
 		env        map[string]string
 		static     *bool
 		configJSON string // "" → no file
-		want       actors.Config
+		want       config.Config
 		wantLog    []string
 		notLog     []string
 	}{
 		{
 			name: "no directories at all: only bundled",
-			want: actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			want: config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
 		},
 		{
 			name:       "CLI args win over SKILLS_DIR and the config file, comma lists split",
 			args:       []string{"cli, ~/mine", ""},
 			env:        map[string]string{"SKILLS_DIR": filepath.Join(base, "env1")},
 			configJSON: `{"skillDirectories": ["` + filepath.Join(base, "cfg1") + `"]}`,
-			want: actors.Config{Sources: []events.Source{
+			want: config.Config{Sources: []events.Source{
 				{ID: "0", Kind: events.SourceLocal, Location: "cli", Root: filepath.Join(cwd, "cli"), Prefix: "cli"},
 				{ID: "1", Kind: events.SourceLocal, Location: "~/mine", Root: filepath.Join(home, "mine"), Prefix: "mine"},
 				bundledSource(),
@@ -63,7 +63,7 @@ func TestLoadConfig(t *testing.T) {
 			name:       "SKILLS_DIR wins over the config file; trimmed, empty parts dropped",
 			env:        map[string]string{"SKILLS_DIR": " " + filepath.Join(base, "env1") + " ,, "},
 			configJSON: `{"skillDirectories": ["` + filepath.Join(base, "cfg1") + `"]}`,
-			want: actors.Config{Sources: []events.Source{
+			want: config.Config{Sources: []events.Source{
 				local("0", filepath.Join(base, "env1"), "env1"), bundledSource(),
 			}, ActiveSource: "env"},
 		},
@@ -72,7 +72,7 @@ func TestLoadConfig(t *testing.T) {
 			name:       "config file directories; non-strings dropped, each with a warning",
 			env:        map[string]string{"SKILLS_DIR": " , "},
 			configJSON: `{"skillDirectories": [7, "` + filepath.Join(base, "cfg1") + `", null, " "]}`,
-			want: actors.Config{Sources: []events.Source{
+			want: config.Config{Sources: []events.Source{
 				local("0", filepath.Join(base, "cfg1"), "cfg1"), bundledSource(),
 			}, ActiveSource: "config"},
 			wantLog: []string{
@@ -84,7 +84,7 @@ func TestLoadConfig(t *testing.T) {
 			// Finding 6: one wrongly typed key voided the whole file.
 			name:       "a wrongly typed key is left out, the rest of the file is kept",
 			configJSON: `{"skillDirectories": ["` + filepath.Join(base, "cfg1") + `"], "skillInvocationOverrides": [1], "staticMode": true}`,
-			want: actors.Config{Sources: []events.Source{
+			want: config.Config{Sources: []events.Source{
 				local("0", filepath.Join(base, "cfg1"), "cfg1"), bundledSource(),
 			}, Static: true, ActiveSource: "config"},
 			wantLog: []string{"skillInvocationOverrides is not an object", "key=skillInvocationOverrides", "value=[1]", "path=" + filepath.Join(home, ".skilljack", "config.json")},
@@ -92,32 +92,32 @@ func TestLoadConfig(t *testing.T) {
 		{
 			name:       "skillDirectories not a list",
 			configJSON: `{"skillDirectories": "` + filepath.Join(base, "cfg1") + `"}`,
-			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			want:       config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
 			wantLog:    []string{"skillDirectories is not a list of strings"},
 		},
 		{
 			name:       "null values are absent, not wrong",
 			configJSON: `{"skillDirectories": null, "staticMode": null, "skillInvocationOverrides": null}`,
-			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			want:       config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
 		},
 		{
 			name: "duplicates removed, same basename disambiguated, missing path kept with a warning",
 			args: []string{"a/skills", "./a/skills", filepath.Join(cwd, "a", "skills"), "b/skills", "gone"},
-			want: actors.Config{Sources: []events.Source{
+			want: config.Config{Sources: []events.Source{
 				{ID: "0", Kind: events.SourceLocal, Location: "a/skills", Root: filepath.Join(cwd, "a", "skills"), Prefix: "skills"},
 				{ID: "1", Kind: events.SourceLocal, Location: "b/skills", Root: filepath.Join(cwd, "b", "skills"), Prefix: "skills-2"},
 				{ID: "2", Kind: events.SourceLocal, Location: "gone", Root: filepath.Join(cwd, "gone"), Prefix: "gone"},
 				bundledSource(),
 			}, ActiveSource: "cli"},
 			wantLog: []string{"two sources with the same prefix: disambiguated, never shadowed silently"},
-			// Finding 5: the scan reports a missing folder; LoadConfig did too.
+			// Finding 5: the scan reports a missing folder; Resolve did too.
 			notLog: []string{"gone"},
 		},
 		{
 			// WK-R / reference §4, §5: remote sources are default-deny.
 			name:    "remote sources without an allowlist are blocked, naming the variable to set",
 			args:    []string{"https://github.com/acme/skills@main", "https://example.com/.well-known/agent-skills/"},
-			want:    actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "cli"},
+			want:    config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "cli"},
 			wantLog: []string{"GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS", "not in WELL_KNOWN_ALLOWED_ORIGINS"},
 		},
 		{
@@ -126,7 +126,7 @@ func TestLoadConfig(t *testing.T) {
 				"github.com/acme/skills", "https://example.com/docs/"},
 			env: map[string]string{"GITHUB_ALLOWED_ORGS": "ACME", "WELL_KNOWN_ALLOWED_ORIGINS": "https://example.com/",
 				"SKILLJACK_CACHE_DIR": filepath.Join(base, "cache")},
-			want: actors.Config{Sources: []events.Source{
+			want: config.Config{Sources: []events.Source{
 				{ID: "0", Kind: events.SourceGitHub, Location: "https://github.com/Acme/skills/tree/main/team@v2",
 					Root: filepath.Join(base, "cache", "Acme", "skills", "team"), Prefix: "Acme-skills",
 					GitHub: events.GitHubRepo{Owner: "Acme", Repo: "skills", Ref: "v2", Subpath: "team"}},
@@ -143,7 +143,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "a folder path containing github.com is local; other hosts with github.com are publishers; other schemes are refused",
 			args: []string{filepath.Join(base, "go", "src", "github.com", "acme", "skills"), "https://skills.github.com", "ftp://x"},
 			env:  map[string]string{"WELL_KNOWN_ALLOWED_ORIGINS": "https://skills.github.com", "SKILLJACK_CACHE_DIR": filepath.Join(base, "cache")},
-			want: actors.Config{Sources: []events.Source{
+			want: config.Config{Sources: []events.Source{
 				local("0", filepath.Join(base, "go", "src", "github.com", "acme", "skills"), "skills"),
 				{ID: "1", Kind: events.SourceWellKnown, Location: "https://skills.github.com",
 					Root: filepath.Join(base, "cache", "well-known", "skills.github.com", "skills"), Prefix: "skills.github.com",
@@ -156,7 +156,7 @@ func TestLoadConfig(t *testing.T) {
 			name: "a remote cache inside a source folder is warned about",
 			args: []string{filepath.Join(base, "work"), "https://skills.example.com"},
 			env:  map[string]string{"WELL_KNOWN_ALLOWED_ORIGINS": "https://skills.example.com", "SKILLJACK_CACHE_DIR": filepath.Join(base, "work", "cache")},
-			want: actors.Config{Sources: []events.Source{
+			want: config.Config{Sources: []events.Source{
 				local("0", filepath.Join(base, "work"), "work"),
 				{ID: "1", Kind: events.SourceWellKnown, Location: "https://skills.example.com",
 					Root: filepath.Join(base, "work", "cache", "well-known", "skills.example.com", "skills"), Prefix: "skills.example.com",
@@ -168,44 +168,44 @@ func TestLoadConfig(t *testing.T) {
 		{
 			name:       "static: config staticMode",
 			configJSON: `{"staticMode": true}`,
-			want:       actors.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},
+			want:       config.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},
 		},
 		{
 			name:       "static: SKILLJACK_STATIC beats the config",
 			env:        map[string]string{"SKILLJACK_STATIC": "no"},
 			configJSON: `{"staticMode": true}`,
-			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			want:       config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
 		},
 		{
 			name: "static: SKILLJACK_STATIC=YES",
 			env:  map[string]string{"SKILLJACK_STATIC": "YES"},
-			want: actors.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},
+			want: config.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},
 		},
 		{
 			name:       "static: --static beats everything",
 			static:     ptrTo(true),
 			env:        map[string]string{"SKILLJACK_STATIC": "false"},
 			configJSON: `{"staticMode": false}`,
-			want:       actors.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},
+			want:       config.Config{Sources: []events.Source{bundledSource()}, Static: true, ActiveSource: "none"},
 		},
 		{
 			name:       "static: --static=false beats the env var and the config file",
 			static:     ptrTo(false),
 			env:        map[string]string{"SKILLJACK_STATIC": "1"},
 			configJSON: `{"staticMode": true}`,
-			want:       actors.Config{Sources: []events.Source{bundledSource()}, Static: false, ActiveSource: "none"},
+			want:       config.Config{Sources: []events.Source{bundledSource()}, Static: false, ActiveSource: "none"},
 		},
 		{
 			name:       "invalid config file means defaults and a warning",
 			configJSON: `{"skillDirectories": [`,
-			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			want:       config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
 			wantLog:    []string{"cannot parse config file"},
 		},
 		{
 			// Finding 6: staticMode "yes" was silently false.
 			name:       "staticMode not a boolean is ignored with a warning; unknown keys silently",
 			configJSON: `{"staticMode": "yes", "unknownKey": 1}`,
-			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			want:       config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
 			wantLog:    []string{"staticMode is not a boolean", `value="\"yes\""`},
 			notLog:     []string{"unknownKey"},
 		},
@@ -214,13 +214,13 @@ func TestLoadConfig(t *testing.T) {
 			name:       "static: SKILLJACK_STATIC=maybe warns and reads false",
 			env:        map[string]string{"SKILLJACK_STATIC": "maybe"},
 			configJSON: `{"staticMode": true}`,
-			want:       actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			want:       config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
 			wantLog:    []string{"SKILLJACK_STATIC is not one of", "value=maybe"},
 		},
 		{
 			name: "static: SKILLJACK_STATIC=0 is a valid false",
 			env:  map[string]string{"SKILLJACK_STATIC": "0"},
-			want: actors.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			want: config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
 		},
 	}
 	for _, tc := range tests {
@@ -233,7 +233,7 @@ func TestLoadConfig(t *testing.T) {
 				}
 			}
 			log, buf := captureLogger()
-			got, err := actors.LoadConfig(actors.ConfigOptions{
+			got, err := config.Resolve(config.ResolveOptions{
 				Args: tc.args, Getenv: func(k string) string { return tc.env[k] }, Home: home,
 				Static: tc.static, Cwd: cwd, Logger: log,
 			})
@@ -242,8 +242,8 @@ func TestLoadConfig(t *testing.T) {
 			}
 			tc.want.ConfigPath = cfgPath
 			tc.want.Overrides = map[string]events.Override{}
-			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(actors.Config{}, "WellKnown", "GitHub")); diff != "" {
-				t.Errorf("LoadConfig mismatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(config.Config{}, "WellKnown", "GitHub")); diff != "" {
+				t.Errorf("Resolve mismatch (-want +got):\n%s", diff)
 			}
 			for _, s := range tc.wantLog {
 				if !strings.Contains(buf.String(), s) {
@@ -280,7 +280,7 @@ func TestLoadConfigHomeAndOverrides(t *testing.T) {
 }`})
 	before, _ := os.ReadFile(cfgPath)
 	log, buf := captureLogger()
-	got, err := actors.LoadConfig(actors.ConfigOptions{
+	got, err := config.Resolve(config.ResolveOptions{
 		Getenv: func(k string) string {
 			if k == "HOME" {
 				return home
@@ -319,7 +319,7 @@ func TestLoadConfigHomeAndOverrides(t *testing.T) {
 	}
 	after, _ := os.ReadFile(cfgPath)
 	if string(before) != string(after) {
-		t.Error("LoadConfig changed the config file")
+		t.Error("Resolve changed the config file")
 	}
 }
 
@@ -339,10 +339,10 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 		"wellKnownAllowedOrigins":["https://Example.com:443/","not an origin",7]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	load := func(env map[string]string) (actors.Config, string) {
+	load := func(env map[string]string) (config.Config, string) {
 		t.Helper()
 		log, buf := captureLogger()
-		cfg, err := actors.LoadConfig(actors.ConfigOptions{Getenv: func(k string) string { return env[k] }, Home: home, Cwd: home, Logger: log})
+		cfg, err := config.Resolve(config.ResolveOptions{Getenv: func(k string) string { return env[k] }, Home: home, Cwd: home, Logger: log})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,9 +360,9 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 		t.Errorf("want warnings for the unusable origins:\n%s", logs)
 	}
 	wk, gh := cfg.WellKnown, cfg.GitHub
-	if wk.PollInterval != actors.DefaultPollInterval || gh.PollInterval != actors.DefaultPollInterval ||
+	if wk.PollInterval != config.DefaultPollInterval || gh.PollInterval != config.DefaultPollInterval ||
 		wk.MaxArtifactBytes != 10<<20 || wk.MaxUnpackedBytes != 50<<20 || wk.AllowHTTP ||
-		wk.MaxSkills != actors.DefaultWellKnownMaxSkills || wk.MaxCacheBytes != actors.DefaultWellKnownMaxCacheBytes ||
+		wk.MaxSkills != config.DefaultWellKnownMaxSkills || wk.MaxCacheBytes != config.DefaultWellKnownMaxCacheBytes ||
 		gh.APIURL != "https://api.github.com" || gh.Token != "ghp_secret" {
 		t.Errorf("defaults: %+v %v", wk, gh)
 	}
@@ -370,7 +370,7 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 		t.Errorf("cache folders without SKILLJACK_CACHE_DIR: %s, %s", wk.CacheDir, gh.CacheDir)
 	}
 	if s := fmt.Sprint(gh); strings.Contains(s, "ghp_secret") {
-		t.Errorf("GitHubConfig prints its token: %s", s)
+		t.Errorf("GitHub prints its token: %s", s)
 	}
 
 	cfg, logs = load(map[string]string{
@@ -386,9 +386,9 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 	if diff := cmp.Diff([]string{"http://localhost:8080"}, wk.AllowedOrigins); diff != "" {
 		t.Errorf("WELL_KNOWN_ALLOWED_ORIGINS replaces the config list (-want +got):\n%s", diff)
 	}
-	if !wk.AllowHTTP || wk.PollInterval != 0 || gh.PollInterval != actors.DefaultPollInterval ||
+	if !wk.AllowHTTP || wk.PollInterval != 0 || gh.PollInterval != config.DefaultPollInterval ||
 		wk.MaxArtifactBytes != 10<<20 || wk.MaxUnpackedBytes != 3<<20 || gh.APIURL != "https://ghe.example/api/v3" ||
-		wk.MaxSkills != actors.DefaultWellKnownMaxSkills || wk.MaxCacheBytes != 7<<20 {
+		wk.MaxSkills != config.DefaultWellKnownMaxSkills || wk.MaxCacheBytes != 7<<20 {
 		t.Errorf("env values: %+v %v", wk, gh)
 	}
 	for _, v := range []string{"GITHUB_POLL_INTERVAL_MS", "WELL_KNOWN_MAX_ARTIFACT_MB", "WELL_KNOWN_MAX_SKILLS"} {
@@ -403,7 +403,7 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 	// A non-zero interval below the minimum (a value meant as seconds) is
 	// raised to it, with a warning.
 	cfg, logs = load(map[string]string{"WELL_KNOWN_POLL_INTERVAL_MS": "300", "GITHUB_POLL_INTERVAL_MS": "10001"})
-	if cfg.WellKnown.PollInterval != actors.MinPollInterval || cfg.GitHub.PollInterval != 10001*time.Millisecond {
+	if cfg.WellKnown.PollInterval != config.MinPollInterval || cfg.GitHub.PollInterval != 10001*time.Millisecond {
 		t.Errorf("intervals = %v, %v; want the minimum and 10.001 s", cfg.WellKnown.PollInterval, cfg.GitHub.PollInterval)
 	}
 	if !strings.Contains(logs, "WELL_KNOWN_POLL_INTERVAL_MS is below the minimum") || strings.Contains(logs, "GITHUB_POLL_INTERVAL_MS is below") {
@@ -414,7 +414,7 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 // wkKey is the cache key of the publisher URL u.
 func wkKey(t *testing.T, u string) string {
 	t.Helper()
-	sp, err := actors.ParseWellKnownURL(u, true)
+	sp, err := config.ParseWellKnownURL(u, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package actors_test
+package config_test
 
 import (
 	"os"

@@ -1,19 +1,14 @@
-package actors
+package config
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"log/slog"
 	"net/url"
 	"path"
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -23,7 +18,7 @@ const (
 	// DefaultPollInterval is how often a remote source is checked when
 	// GITHUB_POLL_INTERVAL_MS / WELL_KNOWN_POLL_INTERVAL_MS are unset: 5 min.
 	DefaultPollInterval = 300_000 * time.Millisecond
-	// MinPollInterval is the shortest poll interval LoadConfig accepts (a
+	// MinPollInterval is the shortest poll interval Resolve accepts (a
 	// smaller non-zero value is raised to it with a warning): 10 s, so that
 	// a value meant as seconds cannot hammer a publisher or spend a GitHub
 	// rate limit.
@@ -53,14 +48,9 @@ const (
 	DefaultGitHubAPIURL = "https://api.github.com"
 )
 
-// staleAge is how old a leftover staging folder, download or trash folder
-// of a remote fetcher must be before it is removed: another skilljack
-// process sharing the cache may be using a younger one.
-const staleAge = time.Hour
-
-// WellKnownConfig is the configuration of the /.well-known/agent-skills/
+// WellKnown is the configuration of the /.well-known/agent-skills/
 // publisher sources (reference §2.2, §5).
-type WellKnownConfig struct {
+type WellKnown struct {
 	// AllowedOrigins are the allowlisted origins ("https://host[:port]"),
 	// from WELL_KNOWN_ALLOWED_ORIGINS when non-empty, else the config
 	// file's wellKnownAllowedOrigins. Empty denies every publisher.
@@ -87,9 +77,9 @@ type WellKnownConfig struct {
 	CacheDir string
 }
 
-// GitHubConfig is the configuration of the GitHub sources (reference §2.2,
+// GitHub is the configuration of the GitHub sources (reference §2.2,
 // §4).
-type GitHubConfig struct {
+type GitHub struct {
 	// AllowedOwners are the allowlisted owners, lower case: the union of
 	// GITHUB_ALLOWED_ORGS and GITHUB_ALLOWED_USERS, each from the
 	// environment when non-empty, else from the config file's
@@ -110,8 +100,8 @@ type GitHubConfig struct {
 	CacheDir string
 }
 
-// String hides the token, so a GitHubConfig can never log it.
-func (c GitHubConfig) String() string {
+// String hides the token, so a GitHub can never log it.
+func (c GitHub) String() string {
 	tok := "unset"
 	if c.Token != "" {
 		tok = "set"
@@ -144,12 +134,6 @@ type WellKnownSpec struct {
 // ForEvent returns s as it travels in [events.Source.Publisher].
 func (s WellKnownSpec) ForEvent() events.Publisher {
 	return events.Publisher{Origin: s.Origin, PathPrefix: s.PathPrefix, IndexURL: s.IndexURL, LegacyIndexURL: s.LegacyIndexURL, Key: s.Key}
-}
-
-// wellKnownSpecOf is the inverse of [WellKnownSpec.ForEvent] (Prefix, which
-// the fetcher does not use, is left empty).
-func wellKnownSpecOf(p events.Publisher) WellKnownSpec {
-	return WellKnownSpec{Origin: p.Origin, PathPrefix: p.PathPrefix, IndexURL: p.IndexURL, LegacyIndexURL: p.LegacyIndexURL, Key: p.Key}
 }
 
 // ParseWellKnownURL normalises a publisher URL: a trailing /index.json and
@@ -259,11 +243,6 @@ func (s GitHubSpec) ForEvent() events.GitHubRepo {
 	return events.GitHubRepo{Owner: s.Owner, Repo: s.Repo, Ref: s.Ref, Subpath: s.Subpath}
 }
 
-// gitHubSpecOf is the inverse of [GitHubSpec.ForEvent].
-func gitHubSpecOf(r events.GitHubRepo) GitHubSpec {
-	return GitHubSpec{Owner: r.Owner, Repo: r.Repo, Ref: r.Ref, Subpath: r.Subpath}
-}
-
 // Key identifies the repository for de-duplication: "owner/repo", lower
 // case.
 func (s GitHubSpec) Key() string { return strings.ToLower(s.Owner + "/" + s.Repo) }
@@ -365,58 +344,4 @@ func validRef(ref string) bool {
 		}
 	}
 	return true
-}
-
-// errBlocked marks a remote source refused by an allowlist.
-var errBlocked = errors.New("blocked by the allowlist")
-
-// newerConfig decodes a sources.configured message, acking it once
-// ([events.Handle]), and reports whether it is newer than the configuration
-// of sequence number seq. A message that cannot be decoded is logged and
-// reported as not newer.
-func newerConfig(log *slog.Logger, msg *message.Message, seq uint64) (events.SourcesConfigured, bool) {
-	var ev events.SourcesConfigured
-	err := events.Handle(log, msg, func(m *message.Message) error {
-		var err error
-		ev, err = events.Decode[events.SourcesConfigured](m)
-		return err
-	})
-	return ev, err == nil && ev.Seq > seq
-}
-
-// treeStamp summarises the folder dir of fsys as it is on disk: SHA-256
-// over every entry's '/'-separated path, type, size and modification time
-// (ns), in walk order, links not followed, the [cacheMarker] at its top
-// left out (adding it to a folder cached before it existed changes
-// nothing). It also returns the bytes of the regular files. Cheap (no file
-// is read); it changes when anything below dir is written, added, removed
-// or renamed, so the remote fetchers can tell their cached copy from one
-// changed by someone else. Errors: dir missing or unreadable.
-func treeStamp(fsys fs.FS, dir string) (stamp string, size int64, err error) {
-	h := sha256.New()
-	err = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := "."
-		if p != dir {
-			rel = strings.TrimPrefix(p, dir+"/")
-		}
-		if rel == cacheMarker {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if fi.Mode().IsRegular() {
-			size += fi.Size()
-		}
-		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%d\n", rel, fi.Mode().Type(), fi.Size(), fi.ModTime().UnixNano())
-		return nil
-	})
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), size, nil
 }

@@ -1,4 +1,4 @@
-package actors_test
+package config_test
 
 import (
 	"crypto/sha256"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 )
 
 // TestParseGitHubURL covers every source form of reference §4 (issue 6,
@@ -16,7 +16,7 @@ import (
 // @ref after the last @, subpaths, browser /tree/ and /blob/ URLs, and the
 // refusals.
 func TestParseGitHubURL(t *testing.T) {
-	type spec = actors.GitHubSpec
+	type spec = config.GitHubSpec
 	tests := []struct {
 		name    string
 		in      string
@@ -79,7 +79,7 @@ func TestParseGitHubURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := actors.ParseGitHubURL(tc.in)
+			got, err := config.ParseGitHubURL(tc.in)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("ParseGitHubURL(%q) = %+v, %v; want an error containing %q", tc.in, got, err, tc.wantErr)
@@ -99,7 +99,7 @@ func TestParseGitHubURL(t *testing.T) {
 // TestGitHubSpecKeyPrefix: Key de-duplicates case-insensitively (reference
 // §4 "de-duplicated by owner/repo"); Prefix keeps the case as written.
 func TestGitHubSpecKeyPrefix(t *testing.T) {
-	s := actors.GitHubSpec{Owner: "Acme", Repo: "Skills", Ref: "main", Subpath: "x"}
+	s := config.GitHubSpec{Owner: "Acme", Repo: "Skills", Ref: "main", Subpath: "x"}
 	if got, want := s.Key(), "acme/skills"; got != want {
 		t.Errorf("Key() = %q, want %q", got, want)
 	}
@@ -117,7 +117,7 @@ func TestParseWellKnownURL(t *testing.T) {
 	// Publishers whose slugs fold together never share a cache folder.
 	keys := map[string]string{}
 	for _, u := range []string{"https://h.test/a/b", "https://h.test/a-b", "https://h.test/Team", "https://h.test/team", "https://h.test", "http://h.test"} {
-		sp, err := actors.ParseWellKnownURL(u, true)
+		sp, err := config.ParseWellKnownURL(u, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestParseWellKnownURL(t *testing.T) {
 		keys[sp.Key] = u
 	}
 
-	type spec = actors.WellKnownSpec
+	type spec = config.WellKnownSpec
 	// A key ending in "#" gets the hash suffix of the exact origin and path.
 	root := func(origin, prefix, key, pfx string) spec {
 		if k, ok := strings.CutSuffix(key, "#"); ok {
@@ -186,7 +186,7 @@ func TestParseWellKnownURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := actors.ParseWellKnownURL(tc.in, tc.allowHTTP)
+			got, err := config.ParseWellKnownURL(tc.in, tc.allowHTTP)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("ParseWellKnownURL(%q, %v) = %+v, %v; want an error containing %q", tc.in, tc.allowHTTP, got, err, tc.wantErr)

@@ -1,4 +1,4 @@
-package actors
+package config
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func (e configEdit) readConfigObject(path string) (map[string]json.RawMessage, e
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, fmt.Errorf("%w: %s is a symbolic link; skilljack never writes through a link: edit its target by hand", errConfigRefused, path)
 	}
-	b, err := readRegularFile(path, MaxConfigBytes)
+	b, err := readRegularFile(path, MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]json.RawMessage{}, nil
 	}

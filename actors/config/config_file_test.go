@@ -1,4 +1,4 @@
-package actors_test
+package config_test
 
 import (
 	"os"
@@ -7,23 +7,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
-// loadWithConfigFile runs LoadConfig with HOME=home and SKILLJACK_STATIC=1,
+// loadWithConfigFile runs Resolve with HOME=home and SKILLJACK_STATIC=1,
 // failing if it does not return within a generous timeout (a FIFO once made
 // it wait for ever). It returns the config and the log.
-func loadWithConfigFile(t *testing.T, home string) (actors.Config, string) {
+func loadWithConfigFile(t *testing.T, home string) (config.Config, string) {
 	t.Helper()
 	log, buf := captureLogger()
 	type result struct {
-		cfg actors.Config
+		cfg config.Config
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		cfg, err := actors.LoadConfig(actors.ConfigOptions{
+		cfg, err := config.Resolve(config.ResolveOptions{
 			Getenv: func(k string) string {
 				switch k {
 				case "HOME":
@@ -45,7 +45,7 @@ func loadWithConfigFile(t *testing.T, home string) (actors.Config, string) {
 		}
 		return r.cfg, buf.String()
 	case <-time.After(30 * time.Second):
-		t.Fatal("LoadConfig did not return within 30 s")
+		t.Fatal("Resolve did not return within 30 s")
 		panic("unreachable")
 	}
 }
@@ -111,8 +111,8 @@ func TestConfigFileShape(t *testing.T) {
 	runConfigFileCases(t, []configFileCase{
 		{name: "plain", place: writeConfig(dirs), wantDirs: 2},
 		{name: "BOM", place: writeConfig("\ufeff" + dirs), wantDirs: 2},
-		{name: "oversize", place: writeConfig(`{"skillDirectories": ["/x/one"], "pad": "` + strings.Repeat("p", actors.MaxConfigBytes) + `"}`), wantWarn: "larger than 1048576 bytes"},
-		{name: "at the cap", place: writeConfig(dirs + strings.Repeat(" ", actors.MaxConfigBytes-len(dirs))), wantDirs: 2},
+		{name: "oversize", place: writeConfig(`{"skillDirectories": ["/x/one"], "pad": "` + strings.Repeat("p", config.MaxFileBytes) + `"}`), wantWarn: "larger than 1048576 bytes"},
+		{name: "at the cap", place: writeConfig(dirs + strings.Repeat(" ", config.MaxFileBytes-len(dirs))), wantDirs: 2},
 		{name: "folder", place: func(t *testing.T, path string) {
 			if err := os.Mkdir(path, 0o755); err != nil {
 				t.Fatal(err)

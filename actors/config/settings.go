@@ -1,4 +1,4 @@
-package actors
+package config
 
 import (
 	"context"
@@ -11,6 +11,28 @@ import (
 	"strconv"
 	"strings"
 	"time"
+)
+
+// Defaults of the local serving settings. The hasher and the watcher
+// take theirs from here ([hasher.DefaultMaxFileSize] and
+// [watch.DefaultReconcile] are these constants), so the settings table and
+// the actors cannot disagree.
+const (
+	// DefaultMaxFileSize is the reference server's MAX_FILE_SIZE_MB default
+	// (1 MiB): the largest supporting file served, so the largest hashed.
+	DefaultMaxFileSize = 1 << 20
+	// DefaultMaxSkillMDSize caps a SKILL.md (MAX_SKILL_MD_MB). Its bytes are
+	// kept in memory by the scan and the catalog and sent whole by
+	// load-skill; real ones are a few KiB, the specification recommends
+	// under 500 lines, so 4 MiB leaves ample room and bounds memory.
+	DefaultMaxSkillMDSize = 4 << 20
+	// DefaultReconcile is the period of the watcher's safety-net rescan of
+	// every watched root (SKILLJACK_RECONCILE_INTERVAL_MS). Inotify drops
+	// events silently when its kernel queue overflows, and notify drops
+	// them when the watcher's channel is full; a rescan a minute costs a
+	// directory walk and a stat per file (the hasher's digest cache skips
+	// unchanged files), which is cheap at that period.
+	DefaultReconcile = 60 * time.Second
 )
 
 // Settings is the effective configuration of one start: the command line,
@@ -486,7 +508,7 @@ type LoadOptions struct {
 func Load(opts LoadOptions) (Settings, []Warning, error) {
 	table := SettingsTable()
 	cl, warnings := parseCommandLine(opts.Args, table)
-	st, more, err := load(table, cl, ConfigOptions{Getenv: opts.Getenv, Home: opts.Home, Cwd: opts.Cwd})
+	st, more, err := load(table, cl, ResolveOptions{Getenv: opts.Getenv, Home: opts.Home, Cwd: opts.Cwd})
 	return st, append(warnings, more...), err
 }
 
@@ -549,7 +571,7 @@ func flagArg(s Setting) string {
 
 // load resolves every setting of table from cl, the environment and the
 // config file, then derives the sources and the remote settings.
-func load(table []Setting, cl commandLine, opts ConfigOptions) (Settings, []Warning, error) {
+func load(table []Setting, cl commandLine, opts ResolveOptions) (Settings, []Warning, error) {
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv

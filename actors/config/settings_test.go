@@ -1,4 +1,4 @@
-package actors_test
+package config_test
 
 import (
 	"flag"
@@ -8,31 +8,31 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 )
 
 var update = flag.Bool("update", false, "rewrite the README's settings tables from the settings table")
 
 // TestREADMESettings: the README's settings tables are generated from
-// actors.SettingsTable; a stale README fails, go test ./actors -run
+// config.SettingsTable; a stale README fails, go test ./actors -run
 // TestREADMESettings -update rewrites it (issue 11 item 4).
 func TestREADMESettings(t *testing.T) {
-	const path = "../README.md"
+	const path = "../../README.md"
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(b)
-	for _, table := range []string{actors.TableServe, actors.TableRemote} {
+	for _, table := range []string{config.TableServe, config.TableRemote} {
 		re := regexp.MustCompile(`(?s)(<!-- settings table ` + table + `: [^\n]*-->\n)(.*?)(<!-- end of settings table ` + table + ` -->)`)
 		m := re.FindStringSubmatchIndex(readme)
 		if m == nil {
 			t.Fatalf("README has no settings table %q between its markers", table)
 		}
-		want := actors.SettingsMarkdown(table)
+		want := config.SettingsMarkdown(table)
 		if got := readme[m[4]:m[5]]; got != want {
 			if !*update {
-				t.Errorf("README settings table %q is stale; run go test ./actors -run TestREADMESettings -update\n--- README\n%s--- generated\n%s", table, got, want)
+				t.Errorf("README settings table %q is stale; run go test ./actors/config -run TestREADMESettings -update\n--- README\n%s--- generated\n%s", table, got, want)
 				continue
 			}
 			readme = readme[:m[4]] + want + readme[m[5]:]
@@ -50,7 +50,7 @@ func TestREADMESettings(t *testing.T) {
 // the code reads is in it (issue 11 item 4).
 func TestSettingsTableComplete(t *testing.T) {
 	seen := map[string]bool{}
-	for _, s := range actors.SettingsTable() {
+	for _, s := range config.SettingsTable() {
 		names := append([]string{s.Flag, s.Alias, s.FileKey}, s.Env...)
 		for _, n := range names {
 			if n == "" {
@@ -81,21 +81,21 @@ func TestSettingsTableComplete(t *testing.T) {
 // the table (and so the README) states (issue 11 item 4).
 func TestLoadDefaults(t *testing.T) {
 	home := t.TempDir()
-	st, warnings, err := actors.Load(actors.LoadOptions{Getenv: func(string) string { return "" }, Home: home, Cwd: home})
+	st, warnings, err := config.Load(config.LoadOptions{Getenv: func(string) string { return "" }, Home: home, Cwd: home})
 	if err != nil || len(warnings) != 0 {
 		t.Fatalf("Load: %v, warnings %v", err, warnings)
 	}
 	got := fmt.Sprintf("%s %s %q %d %d %v %v %d %s %v %d %v", st.Tools, st.Catalog, st.Trace, st.MaxFileSize, st.MaxSkillMDSize, st.Reconcile,
 		st.HTTP, st.HTTPPort, st.HTTPHost, st.HTTPOrigins, st.HTTPMaxConcurrent, st.LogLevel)
-	want := fmt.Sprintf("auto instructions \"\" %d %d %v false 3000 127.0.0.1 [] 0 INFO", 1<<20, actors.DefaultMaxSkillMDSize, actors.DefaultReconcile)
+	want := fmt.Sprintf("auto instructions \"\" %d %d %v false 3000 127.0.0.1 [] 0 INFO", 1<<20, config.DefaultMaxSkillMDSize, config.DefaultReconcile)
 	if got != want {
 		t.Errorf("defaults:\n got %s\nwant %s", got, want)
 	}
 	wk, gh := st.Config.WellKnown, st.Config.GitHub
-	if wk.PollInterval != actors.DefaultPollInterval || wk.MaxArtifactBytes != actors.DefaultMaxArtifactBytes ||
-		wk.MaxUnpackedBytes != actors.DefaultMaxUnpackedBytes || wk.MaxSkills != actors.DefaultWellKnownMaxSkills ||
-		wk.MaxCacheBytes != actors.DefaultWellKnownMaxCacheBytes || gh.MaxTarballBytes != actors.DefaultGitHubMaxTarballBytes ||
-		gh.MaxUnpackedBytes != actors.DefaultGitHubMaxUnpackedBytes || gh.APIURL != actors.DefaultGitHubAPIURL || gh.PollInterval != actors.DefaultPollInterval {
+	if wk.PollInterval != config.DefaultPollInterval || wk.MaxArtifactBytes != config.DefaultMaxArtifactBytes ||
+		wk.MaxUnpackedBytes != config.DefaultMaxUnpackedBytes || wk.MaxSkills != config.DefaultWellKnownMaxSkills ||
+		wk.MaxCacheBytes != config.DefaultWellKnownMaxCacheBytes || gh.MaxTarballBytes != config.DefaultGitHubMaxTarballBytes ||
+		gh.MaxUnpackedBytes != config.DefaultGitHubMaxUnpackedBytes || gh.APIURL != config.DefaultGitHubAPIURL || gh.PollInterval != config.DefaultPollInterval {
 		t.Errorf("remote defaults: %+v %v", wk, gh)
 	}
 }
@@ -107,46 +107,46 @@ func TestLoadDialects(t *testing.T) {
 		name     string
 		args     []string
 		env      map[string]string
-		check    func(actors.Settings) string
+		check    func(config.Settings) string
 		wantWarn string
 	}{
 		{name: "SKILLJACK_HTTP=YES", env: map[string]string{"SKILLJACK_HTTP": "YES"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.HTTP, s.HTTPPort) + " want true 3000" }},
+			check: func(s config.Settings) string { return fmt.Sprint(s.HTTP, s.HTTPPort) + " want true 3000" }},
 		{name: "SKILLJACK_HTTP=on warns", env: map[string]string{"SKILLJACK_HTTP": "on"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.HTTP) + " want false" }, wantWarn: "SKILLJACK_HTTP is not one of true, 1, yes"},
+			check: func(s config.Settings) string { return fmt.Sprint(s.HTTP) + " want false" }, wantWarn: "SKILLJACK_HTTP is not one of true, 1, yes"},
 		{name: "--static=yes", args: []string{"--static=yes"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.Config.Static) + " want true" }},
+			check: func(s config.Settings) string { return fmt.Sprint(s.Config.Static) + " want true" }},
 		{name: "--static=TRUE", args: []string{"--static=TRUE"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.Config.Static) + " want true" }},
+			check: func(s config.Settings) string { return fmt.Sprint(s.Config.Static) + " want true" }},
 		{name: "WELL_KNOWN_ALLOW_HTTP=True", env: map[string]string{"WELL_KNOWN_ALLOW_HTTP": "True"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.Config.WellKnown.AllowHTTP) + " want true" }},
+			check: func(s config.Settings) string { return fmt.Sprint(s.Config.WellKnown.AllowHTTP) + " want true" }},
 		{name: "fractional MiB everywhere", env: map[string]string{"MAX_FILE_SIZE_MB": "0.5", "WELL_KNOWN_MAX_UNPACKED_MB": "1.5"},
-			check: func(s actors.Settings) string {
+			check: func(s config.Settings) string {
 				return fmt.Sprint(s.MaxFileSize, s.Config.WellKnown.MaxUnpackedBytes) + fmt.Sprint(" want ", 1<<19, 3<<19)
 			}},
 		{name: "remote MiB below 1 warns", env: map[string]string{"GITHUB_MAX_TARBALL_MB": "0.5"},
-			check: func(s actors.Settings) string {
-				return fmt.Sprint(s.Config.GitHub.MaxTarballBytes) + fmt.Sprint(" want ", actors.DefaultGitHubMaxTarballBytes)
+			check: func(s config.Settings) string {
+				return fmt.Sprint(s.Config.GitHub.MaxTarballBytes) + fmt.Sprint(" want ", config.DefaultGitHubMaxTarballBytes)
 			}, wantWarn: "GITHUB_MAX_TARBALL_MB is below the minimum of 1 MiB"},
 		{name: "flag beats variable", args: []string{"--max-skill-md-mb=2"}, env: map[string]string{"MAX_SKILL_MD_MB": "3"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.MaxSkillMDSize) + fmt.Sprint(" want ", 2<<20) }},
+			check: func(s config.Settings) string { return fmt.Sprint(s.MaxSkillMDSize) + fmt.Sprint(" want ", 2<<20) }},
 		{name: "--verbose", args: []string{"--verbose"},
-			check: func(s actors.Settings) string { return s.LogLevel.String() + " want DEBUG" }},
+			check: func(s config.Settings) string { return s.LogLevel.String() + " want DEBUG" }},
 		{name: "--http=0 is a free port, SKILLJACK_HTTP_PORT=0 is not", args: []string{"--http=0"}, env: map[string]string{"SKILLJACK_HTTP_PORT": "0"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.HTTP, s.HTTPPort) + " want true 0" }},
+			check: func(s config.Settings) string { return fmt.Sprint(s.HTTP, s.HTTPPort) + " want true 0" }},
 		{name: "bad --http= keeps HTTP on", args: []string{"--http=x"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.HTTP, s.HTTPPort) + " want true 3000" }, wantWarn: "--http is not a port number"},
+			check: func(s config.Settings) string { return fmt.Sprint(s.HTTP, s.HTTPPort) + " want true 3000" }, wantWarn: "--http is not a port number"},
 		{name: "reconcile 0 is off", env: map[string]string{"SKILLJACK_RECONCILE_INTERVAL_MS": "0"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.Reconcile < 0) + " want true" }},
+			check: func(s config.Settings) string { return fmt.Sprint(s.Reconcile < 0) + " want true" }},
 		{name: "bad --http-max-concurrent falls through to the variable", args: []string{"--http-max-concurrent=0"}, env: map[string]string{"SKILLJACK_HTTP_MAX_CONCURRENT": "5"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.HTTPMaxConcurrent) + " want 5" }, wantWarn: "--http-max-concurrent"},
+			check: func(s config.Settings) string { return fmt.Sprint(s.HTTPMaxConcurrent) + " want 5" }, wantWarn: "--http-max-concurrent"},
 		{name: "validate", args: []string{"validate", "--", "-x"},
-			check: func(s actors.Settings) string { return fmt.Sprint(s.Validate, len(s.Config.Sources)) + " want true 2" }},
+			check: func(s config.Settings) string { return fmt.Sprint(s.Validate, len(s.Config.Sources)) + " want true 2" }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
-			st, warnings, err := actors.Load(actors.LoadOptions{Args: tc.args, Getenv: func(k string) string { return tc.env[k] }, Home: home, Cwd: home})
+			st, warnings, err := config.Load(config.LoadOptions{Args: tc.args, Getenv: func(k string) string { return tc.env[k] }, Home: home, Cwd: home})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestLoadDialects(t *testing.T) {
 func TestLoadNeverQuotesToken(t *testing.T) {
 	home := t.TempDir()
 	env := map[string]string{"GITHUB_TOKEN": " ghp_secret ", "GITHUB_POLL_INTERVAL_MS": "x", "GITHUB_API_URL": " "}
-	st, warnings, err := actors.Load(actors.LoadOptions{Args: []string{"--bogus", "github.com/acme/x"}, Getenv: func(k string) string { return env[k] }, Home: home, Cwd: home})
+	st, warnings, err := config.Load(config.LoadOptions{Args: []string{"--bogus", "github.com/acme/x"}, Getenv: func(k string) string { return env[k] }, Home: home, Cwd: home})
 	if err != nil {
 		t.Fatal(err)
 	}

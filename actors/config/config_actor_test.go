@@ -1,4 +1,4 @@
-package actors_test
+package config_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -34,22 +34,22 @@ type cfgRun struct {
 	seen     int // messages of pub already looked at
 }
 
-// startConfigActor starts the config actor of the configuration LoadConfig
+// startConfigActor starts the config actor of the configuration Resolve
 // works out from args and env with HOME at home (cwd home too), reloading
 // it the same way. Call inside a synctest bubble.
 func startConfigActor(t *testing.T, home string, env map[string]string, args ...string) *cfgRun {
 	t.Helper()
 	log, logs := captureLogger()
-	opts := actors.ConfigOptions{Args: args, Home: home, Cwd: home, Getenv: func(k string) string { return env[k] }, Logger: log}
-	cfg, err := actors.LoadConfig(opts)
+	opts := config.ResolveOptions{Args: args, Home: home, Cwd: home, Getenv: func(k string) string { return env[k] }, Logger: log}
+	cfg, err := config.Resolve(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &cfgRun{t: t, home: home, path: cfg.ConfigPath, pub: newRecordingPublisher(), logs: logs, commands: make(chan *message.Message)}
-	a := actors.NewLiveConfigActor(cfg, r.pub, &actors.ConfigActorOptions{
-		Commands: r.commands,
-		Reload:   func() (actors.Config, error) { return actors.LoadConfig(opts) },
-		Logger:   log,
+	a := config.New(config.Inboxes{Commands: r.commands}, r.pub, &config.Options{
+		Config: cfg,
+		Reload: func() (config.Config, error) { return config.Resolve(opts) },
+		Logger: log,
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
