@@ -15,6 +15,8 @@ import (
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
+	"github.com/skilljack/skilljack-mcp/actors/remote/github"
+	"github.com/skilljack/skilljack-mcp/actors/remote/wellknown"
 	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -59,13 +61,13 @@ type PipelineOptions struct {
 // Pipeline is the skill pipeline of [events.NewBus]: config → watcher →
 // hasher → catalog builder → notifier, every inbox subscribed. The MCP
 // facade is not part of it: main subscribes the facade's inboxes next to it.
+//
+// Every actor exists from the start: the remote fetchers idle while the
+// configuration has no source of their kind, so that a later configuration
+// adding one is served. The pipeline exports no actor: a command, such as
+// "sync now", is an event on the bus ([events.SyncRequested]).
 type Pipeline struct {
 	runners []runner
-	// WellKnown and GitHub are the remote fetchers. Both exist from the
-	// start, idle while the configuration has no source of their kind, so
-	// that a later configuration adding one is served.
-	WellKnown *WellKnownFetcher
-	GitHub    *GitHubPoller
 }
 
 type runner interface{ Run(context.Context) error }
@@ -93,8 +95,8 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	hasherIn := inbox(events.TopicSourcesConfigured)
 	hasherChanges := inbox(events.TopicFilesChanged)
 	hasherSynced := inbox(events.TopicSourceSynced)
-	wkIn := inbox(events.TopicSourcesConfigured)
-	ghIn := inbox(events.TopicSourcesConfigured)
+	wkIn := wellknown.Inboxes{Configured: inbox(events.TopicSourcesConfigured), SyncRequested: inbox(events.TopicSyncRequested)}
+	ghIn := github.Inboxes{Configured: inbox(events.TopicSourcesConfigured), SyncRequested: inbox(events.TopicSyncRequested)}
 	commands := inbox(events.TopicConfigCommand)
 	catalogIn := catalog.Inboxes{
 		Configured: inbox(events.TopicSourcesConfigured),
@@ -121,9 +123,10 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog")}),
 		notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)
-	p.WellKnown = NewWellKnownFetcher(wkIn, pub, &WellKnownOptions{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")})
-	p.GitHub = NewGitHubPoller(ghIn, pub, &GitHubPollerOptions{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")})
-	p.runners = append(p.runners, p.WellKnown, p.GitHub)
+	p.runners = append(p.runners,
+		wellknown.New(wkIn, pub, &wellknown.Options{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")}),
+		github.New(ghIn, pub, &github.Options{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")}),
+	)
 	// The config actor publishes; every other actor is subscribed by now.
 	p.runners = append(p.runners, config.New(config.Inboxes{Commands: commands}, pub, &config.Options{
 		Config: cfg, Reload: o.Reload, Poll: o.ConfigPoll, Logger: log.With("actor", "config")}))

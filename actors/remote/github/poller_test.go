@@ -1,4 +1,4 @@
-package actors_test
+package github_test
 
 import (
 	"archive/tar"
@@ -19,8 +19,8 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
-	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/config"
+	"github.com/skilljack/skilljack-mcp/actors/remote/github"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -199,9 +199,11 @@ func ghTarGz(t *testing.T, top string, files map[string]string) []byte {
 
 // pollerRun is one running poller.
 type pollerRun struct {
-	t     *testing.T
-	p     *actors.GitHubPoller
-	in    chan *message.Message
+	t  *testing.T
+	p  *github.Poller
+	in chan *message.Message
+	// syncs is the poller's sync.requested inbox.
+	syncs chan *message.Message
 	pub   *recordingPublisher
 	logs  *syncBuffer
 	cache string
@@ -217,8 +219,8 @@ func startPoller(t *testing.T, api *ghAPI, cfg config.GitHub, locs ...string) *p
 	}
 	cfg.APIURL = api.srv.URL
 	log, logs := captureLogger()
-	r := &pollerRun{t: t, in: make(chan *message.Message, 10), pub: newRecordingPublisher(), logs: logs, cache: cfg.CacheDir}
-	r.p = actors.NewGitHubPoller(r.in, r.pub, &actors.GitHubPollerOptions{Config: cfg, HTTPClient: api.srv.Client(), Logger: log})
+	r := &pollerRun{t: t, in: make(chan *message.Message, 10), syncs: make(chan *message.Message, 10), pub: newRecordingPublisher(), logs: logs, cache: cfg.CacheDir}
+	r.p = github.New(github.Inboxes{Configured: r.in, SyncRequested: r.syncs}, r.pub, &github.Options{Config: cfg, HTTPClient: api.srv.Client(), Logger: log})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- r.p.Run(ctx) }()
@@ -250,6 +252,11 @@ func ghSource(t *testing.T, cache, id, loc string) events.Source {
 	}
 	return events.Source{ID: id, Kind: events.SourceGitHub, Location: loc, Prefix: spec.Prefix(), GitHub: spec.ForEvent(),
 		Root: filepath.Join(cache, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))}
+}
+
+// syncNow publishes a sync.requested for every source to the poller.
+func (r *pollerRun) syncNow() {
+	r.syncs <- encode(r.t, events.SyncRequested{})
 }
 
 func (r *pollerRun) configure(seq uint64, static bool, locs ...string) {
@@ -363,7 +370,7 @@ func TestGitHubPollerSyncAndRestart(t *testing.T) {
 	waitUntil(t, "a second commits request", func() bool { return api.count("/repos/acme/skills/commits/") == 2 })
 	// Checks of one source never overlap: once a third one has begun,
 	// the restart's first check has finished.
-	r2.p.SyncNow()
+	r2.syncNow()
 	waitUntil(t, "a third commits request", func() bool { return api.count("/repos/acme/skills/commits/") == 3 })
 	r2.quiet()
 	if n := api.count("/repos/acme/skills/tarball/"); n != 1 {
@@ -391,7 +398,7 @@ func TestGitHubPollerPinnedSHA(t *testing.T) {
 				}
 			}
 		}
-		r.p.SyncNow()
+		r.syncNow()
 		polls := api.count("/repos/acme/live/commits/")
 		waitUntil(t, "three polls of the branch source", func() bool { return api.count("/repos/acme/live/commits/") >= polls+3 })
 		r.quiet()
@@ -418,7 +425,7 @@ func TestGitHubPollerRetryAfter(t *testing.T) {
 	if !strings.Contains(f.Error, "429") || !strings.Contains(f.Error, "rate limited until") {
 		t.Errorf("error = %q, want the 429 and the rate limit", f.Error)
 	}
-	r.p.SyncNow()
+	r.syncNow()
 	ev := r.synced()
 	if ev.Revision != shaA {
 		t.Errorf("revision %s, want %s", ev.Revision, shaA)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package actors
+package github
 
 import (
 	"errors"

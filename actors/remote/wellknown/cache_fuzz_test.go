@@ -1,4 +1,4 @@
-package actors
+package wellknown
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skilljack/skilljack-mcp/actors/remote"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -58,7 +59,7 @@ func buildFuzzTree(t *testing.T, base, canary string, data []byte) (withIndex, a
 		var err error
 		switch at(i) % fzKinds {
 		case fzOurs:
-			err = writeFuzzFiles(p, map[string]string{cacheMarker: "marker\n", "ours.txt": "ours"})
+			err = writeFuzzFiles(p, map[string]string{remote.Marker: "marker\n", "ours.txt": "ours"})
 		case fzForeign:
 			err = writeFuzzFiles(p, map[string]string{"mine.txt": "mine", "SKILL.md": "---\nname: mine\n---\n"})
 		case fzLink:
@@ -158,20 +159,22 @@ func fuzzSnapshot(t *testing.T, dir string) map[string]fuzzEntry {
 	return out
 }
 
-// runFetcherPaths runs, on the tree below base, what a sync of each
-// fetcher does to its cache besides downloading: open and check the
-// folders, remove crash leftovers, swap a new copy of a skill and of the
-// clone in, and prune every skill the cache index records (none stays).
+// runFetcherPaths runs, on the tree below base, what a sync of the
+// publisher fetcher does to its cache besides downloading: open and check
+// the folders, remove crash leftovers, swap a new copy of a skill in, and
+// prune every skill the cache index records (none stays). (The GitHub
+// poller's half of the tree is exercised by actors/remote/github's
+// FuzzCachePrune.)
 func runFetcherPaths(base string) {
 	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
-	w := &wkWorker{f: &WellKnownFetcher{log: discard}, dir: filepath.Join(base, "wk", "pub"), warned: map[string]bool{}}
+	w := &wkWorker{f: &Fetcher{log: discard}, dir: filepath.Join(base, "wk", "pub"), warned: map[string]bool{}}
 	if c, err := w.openCache(); err == nil {
 		w.removeStale(c, discard)
-		cached := readJSON[wkCacheIndex](c.pub, "index.json")
+		cached := remote.ReadJSON[wkCacheIndex](c.pub, "index.json")
 		if c.openSkills() == nil {
 			if claimSkill(c, "a", cached.Skills["a"], len(cached.Skills) > 0) == nil {
-				if stage, err := makeTempFolder(c.pub, ".staging-a"); err == nil {
-					if swapFolder(c.pub, stage, "skills/a", ".trash-a~9") != nil {
+				if stage, err := remote.MakeTempFolder(c.pub, ".staging-a"); err == nil {
+					if remote.SwapFolder(c.pub, stage, "skills/a", ".trash-a~9") != nil {
 						c.pub.RemoveAll(stage)
 					}
 				}
@@ -179,17 +182,6 @@ func runFetcherPaths(base string) {
 			w.prune(c, discard, cached, wkCacheIndex{Skills: map[string]wkCached{}}, &events.SourceSynced{})
 		}
 		c.close()
-	}
-	g := &ghWorker{p: &GitHubPoller{log: discard}, log: discard, spec: events.GitHubRepo{Owner: "acme", Repo: "skills"},
-		ownerDir: filepath.Join(base, "gh", "acme"), clone: filepath.Join(base, "gh", "acme", "skills"), warned: map[string]bool{}}
-	if owner, err := g.openCache(); err == nil {
-		g.removeStale(owner)
-		if stage, err := makeTempFolder(owner, ".staging-skills"); err == nil {
-			if swapFolder(owner, stage, "skills", ".trash-skills~9") != nil {
-				owner.RemoveAll(stage)
-			}
-		}
-		owner.Close()
 	}
 }
 
@@ -223,7 +215,7 @@ func FuzzCachePrune(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tmp := t.TempDir()
 		canary := filepath.Join(tmp, "etc")
-		if err := writeFuzzFiles(canary, map[string]string{"passwd": "root:x:0:0\n", cacheMarker: "marker\n", "index.json": "{}"}); err != nil {
+		if err := writeFuzzFiles(canary, map[string]string{"passwd": "root:x:0:0\n", remote.Marker: "marker\n", "index.json": "{}"}); err != nil {
 			t.Fatal(err)
 		}
 		base := filepath.Join(tmp, "caches")
@@ -273,7 +265,7 @@ func fuzzOurs(before map[string]fuzzEntry, rel string) bool {
 		return true
 	}
 	for d := rel; strings.Contains(d, "/"); d = filepath.ToSlash(filepath.Dir(d)) {
-		if m, ok := before[d+"/"+cacheMarker]; ok && m.mode.IsRegular() && before[d].mode.IsDir() {
+		if m, ok := before[d+"/"+remote.Marker]; ok && m.mode.IsRegular() && before[d].mode.IsDir() {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-package actors_test
+package wellknown_test
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/config"
+	"github.com/skilljack/skilljack-mcp/actors/remote/wellknown"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -140,7 +140,7 @@ func replaceWith(t *testing.T, p string, v variant, canary string, aged bool) ma
 			t.Fatal(err)
 		}
 		if aged {
-			if err := actors.Lchtimes(p, old); err != nil {
+			if err := wellknown.Lchtimes(p, old); err != nil {
 				t.Skipf("cannot age a link here: %v", err)
 			}
 		}
@@ -262,7 +262,7 @@ func (f *wkFake) publish(t *testing.T, skills map[string]string) {
 			"url": "/" + name + "/SKILL.md", "digest": digest(md)})
 		files["/"+name+"/SKILL.md"] = []byte(md)
 	}
-	idx, err := json.Marshal(map[string]any{"$schema": actors.DiscoverySchemaV02, "skills": entries})
+	idx, err := json.Marshal(map[string]any{"$schema": wellknown.DiscoverySchemaV02, "skills": entries})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,12 +274,14 @@ func (f *wkFake) publish(t *testing.T, skills map[string]string) {
 
 // wkRun is one running fetcher of one publisher source.
 type wkRun struct {
-	t    *testing.T
-	f    *actors.WellKnownFetcher
-	pub  *recordingPublisher
-	logs *syncBuffer
-	key  string // the publisher folder's name
-	stop func()
+	t *testing.T
+	f *wellknown.Fetcher
+	// syncs is the fetcher's sync.requested inbox.
+	syncs chan *message.Message
+	pub   *recordingPublisher
+	logs  *syncBuffer
+	key   string // the publisher folder's name
+	stop  func()
 }
 
 // startFetcher runs a fetcher of fake with cfg (CacheDir required) and
@@ -293,8 +295,8 @@ func startFetcher(t *testing.T, fake *wkFake, cfg config.WellKnown) *wkRun {
 	cfg.AllowedOrigins = []string{spec.Origin}
 	log, logs := captureLogger()
 	in := make(chan *message.Message, 1)
-	r := &wkRun{t: t, pub: newRecordingPublisher(), logs: logs, key: spec.Key}
-	r.f = actors.NewWellKnownFetcher(in, r.pub, &actors.WellKnownOptions{Config: cfg, HTTPClient: fake.srv.Client(), Backoff: time.Millisecond, Logger: log})
+	r := &wkRun{t: t, syncs: make(chan *message.Message, 1), pub: newRecordingPublisher(), logs: logs, key: spec.Key}
+	r.f = wellknown.New(wellknown.Inboxes{Configured: in, SyncRequested: r.syncs}, r.pub, &wellknown.Options{Config: cfg, HTTPClient: fake.srv.Client(), Backoff: time.Millisecond, Logger: log})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
@@ -369,93 +371,10 @@ func TestWellKnownCacheRefusesWhatIsNotOurs(t *testing.T) {
 			foreign := replaceWith(t, p, tc.v, canary, tc.leftover)
 
 			fake.publish(t, map[string]string{"hello": skillMD("hello", "V2.")})
-			r.f.SyncNow()
+			r.syncs <- encode(t, events.SyncRequested{})
 			r.next()
 			r.stop()
 			checkCanaries(t, tc, canary, before, foreign, p, r.logs.String())
-		})
-	}
-}
-
-// TestGitHubCacheRefusesWhatIsNotOurs is the GitHub half of issue 10 F1's
-// acceptance: after a first sync, the cache folder, the owner folder, the
-// clone folder and the staging, trash and download leftovers are in turn
-// a link to a canary, a file and a foreign folder; a second sync (a new
-// commit, so the clone is swapped and the old one removed) with a
-// crash-leftover cleanup leaves the canary and the foreign folder as they
-// were and logs the refused folder. (The old code wrote the clone into
-// the canary through an owner-folder link, and swapped out and deleted a
-// foreign clone folder.)
-func TestGitHubCacheRefusesWhatIsNotOurs(t *testing.T) {
-	positions := []cacheCase{
-		{pos: "cache folder", rel: "."},
-		{pos: "owner folder", rel: "acme"},
-		{pos: "clone folder", rel: "acme/skills"},
-		{pos: "staging leftover", rel: "acme/.staging-skills~1", leftover: true},
-		{pos: "trash leftover", rel: "acme/.trash-skills~1", leftover: true},
-		{pos: "download leftover", rel: "acme/.download-skills~1.tar.gz", leftover: true},
-	}
-	// A regular file by a download's name is what a crash leaves: removed.
-	for _, tc := range cases(positions, map[string][]variant{"download leftover": {asFile}}) {
-		t.Run(tc.pos+"/"+string(tc.v), func(t *testing.T) {
-			if tc.pos == "cache folder" && tc.v == asForeign {
-				tc.quiet = true // SKILLJACK_CACHE_DIR itself needs no marker
-			}
-			api := newGHAPI(t)
-			api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "A.")})
-			cache := filepath.Join(t.TempDir(), "cache")
-			r := startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
-			r.synced()
-			canary := makeCanary(t)
-			before := snapshot(t, canary)
-			p := filepath.Join(cache, filepath.FromSlash(tc.rel))
-			foreign := replaceWith(t, p, tc.v, canary, tc.leftover)
-
-			api.commit(t, "acme/skills", "main", shaB, false, map[string]string{"s/SKILL.md": skillMD("s", "B.")})
-			r.p.SyncNow()
-			r.next()
-			r.stop()
-			checkCanaries(t, tc, canary, before, foreign, p, r.logs.String())
-		})
-	}
-}
-
-// TestGitHubCacheDirHoldsCheckouts: SKILLJACK_CACHE_DIR pointing at a
-// source tree (~/src) whose acme/skills is the user's own checkout: the
-// tree is untouched and the source refused with the message of issue 10
-// F1, naming the clone folder; with acme/ holding other projects only, the
-// owner folder is named.
-func TestGitHubCacheDirHoldsCheckouts(t *testing.T) {
-	tests := []struct {
-		name  string
-		files map[string]string
-		named string
-	}{
-		{"checkout at the clone folder", map[string]string{"acme/skills/.git/HEAD": "ref: refs/heads/main\n", "acme/skills/README.md": "mine\n",
-			"acme/skills/s/SKILL.md": skillMD("s", "Mine."), "acme/other/go.mod": "module x\n"}, "acme/skills"},
-		{"other projects in the owner folder", map[string]string{"acme/other/.git/HEAD": "ref: refs/heads/main\n", "acme/notes.txt": "mine\n"}, "acme"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			src := filepath.Join(t.TempDir(), "src")
-			writeTree(t, src, tc.files)
-			ageTree(t, src)
-			before := snapshot(t, src)
-			api := newGHAPI(t)
-			api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "A.")})
-			r := startPoller(t, api, config.GitHub{CacheDir: src}, "github.com/acme/skills")
-			f := r.failed()
-			r.stop()
-			want := "cache folder " + filepath.Join(src, filepath.FromSlash(tc.named)) + " exists and was not created by skilljack-mcp; move it or choose another SKILLJACK_CACHE_DIR"
-			if f.Error != want {
-				t.Errorf("source.failed error = %q, want %q", f.Error, want)
-			}
-			if diff := cmp.Diff(before, snapshot(t, src)); diff != "" {
-				t.Errorf("the source tree changed (-before +after):\n%s", diff)
-			}
-			if n := api.count("/repos/acme/skills/tarball/"); n != 0 {
-				t.Errorf("%d tarball downloads for a refused cache, want 0", n)
-			}
 		})
 	}
 }
@@ -513,27 +432,6 @@ func TestCachesOfEarlierVersionsAreAdopted(t *testing.T) {
 			t.Errorf("warnings for a cache of an earlier version:\n%s", r.logs.String())
 		}
 	})
-	t.Run("github", func(t *testing.T) {
-		api := newGHAPI(t)
-		api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "A.")})
-		cache := filepath.Join(t.TempDir(), "cache")
-		r := startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
-		r.synced()
-		r.stop()
-		removeMarkers(t, cache)
-		api.commit(t, "acme/skills", "main", shaB, false, map[string]string{"s/SKILL.md": skillMD("s", "B.")})
-		r = startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
-		if ev := r.synced(); ev.Revision != shaB {
-			t.Errorf("revision %s, want %s", ev.Revision, shaB)
-		}
-		r.stop()
-		if b, err := os.ReadFile(filepath.Join(cache, "acme", "skills", "s", "SKILL.md")); err != nil || string(b) != skillMD("s", "B.") {
-			t.Errorf("SKILL.md = %q, %v; want B", b, err)
-		}
-		if strings.Contains(r.logs.String(), "level=WARN") || strings.Contains(r.logs.String(), "level=ERROR") {
-			t.Errorf("warnings for a cache of an earlier version:\n%s", r.logs.String())
-		}
-	})
 }
 
 // TestWellKnownCaps: a publisher index longer than WELL_KNOWN_MAX_SKILLS
@@ -561,7 +459,7 @@ func TestWellKnownCaps(t *testing.T) {
 				entries = append(entries, map[string]string{"name": n, "type": "skill-md", "description": "d", "url": "/" + n + "/SKILL.md", "digest": digest(md(n))})
 				files["/"+n+"/SKILL.md"] = []byte(md(n))
 			}
-			idx, _ := json.Marshal(map[string]any{"$schema": actors.DiscoverySchemaV02, "skills": entries})
+			idx, _ := json.Marshal(map[string]any{"$schema": wellknown.DiscoverySchemaV02, "skills": entries})
 			files["/.well-known/agent-skills/index.json"] = idx
 			fake.files = files
 			tc.cfg.CacheDir = filepath.Join(t.TempDir(), "well-known")

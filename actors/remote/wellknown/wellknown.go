@@ -1,4 +1,9 @@
-package actors
+// Package wellknown is the publisher fetcher: the actor ([New]) that keeps
+// the cache folders of /.well-known/agent-skills/ sources in sync and
+// announces each change with an [events.SourceSynced]. Its cache plumbing
+// is actors/remote's; its configuration is actors/config's
+// [config.WellKnown].
+package wellknown
 
 import (
 	"bytes"
@@ -25,6 +30,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/skilljack/skilljack-mcp/actors/config"
+	"github.com/skilljack/skilljack-mcp/actors/remote"
 	"github.com/skilljack/skilljack-mcp/archive"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/fetch"
@@ -33,10 +39,22 @@ import (
 // DiscoverySchemaV02 is the $schema of a v0.2.0 discovery index (WKAS-R04).
 const DiscoverySchemaV02 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 
-// WellKnownOptions configures a [WellKnownFetcher].
-type WellKnownOptions struct {
+// Inboxes are the subscriptions a [Fetcher] reads.
+type Inboxes struct {
+	// Configured carries sources.configured. Required.
+	Configured <-chan *message.Message
+	// SyncRequested carries sync.requested ([events.SyncRequested]), which
+	// makes Run sync the matching publisher sources at once. If nil,
+	// sources are synced at start and at every poll only.
+	SyncRequested <-chan *message.Message
+}
+
+// Options configure a [Fetcher]. A nil *Options means defaults (and no
+// allowlisted origin).
+type Options struct {
 	// Config is the publisher configuration of this start
-	// ([config.Config]).
+	// ([config.Config].WellKnown). Zero caps mean the defaults of
+	// actors/config ([config.DefaultMaxArtifactBytes] and the like).
 	Config config.WellKnown
 	// HTTPClient sends the requests; nil means a client with a 30 s timeout
 	// per request.
@@ -48,7 +66,7 @@ type WellKnownOptions struct {
 	Logger *slog.Logger
 }
 
-// WellKnownFetcher is the actor keeping publisher sources' cache folders in
+// Fetcher is the actor keeping publisher sources' cache folders in
 // sync (DESIGN "well-known fetcher", reference §5, WKAS-R26). For each
 // /.well-known/agent-skills/ source it fetches the index, checks every
 // entry, downloads what changed, verifies each artifact's SHA-256 before
@@ -76,31 +94,32 @@ type WellKnownOptions struct {
 // than an hour, left by a crash, are removed at the start of a sync when
 // they hold the marker. At most Config.MaxSkills skills and
 // Config.MaxCacheBytes bytes are cached per publisher.
-type WellKnownFetcher struct {
-	in   <-chan *message.Message
-	pub  message.Publisher
-	opts WellKnownOptions
-	log  *slog.Logger
-	c    *fetch.Client
-	seq  atomic.Uint64
-
-	mu      sync.Mutex
-	workers []*wkWorker
+type Fetcher struct {
+	in    <-chan *message.Message
+	syncs <-chan *message.Message
+	pub   message.Publisher
+	opts  Options
+	log   *slog.Logger
+	c     *fetch.Client
+	seq   atomic.Uint64
 }
 
-// NewWellKnownFetcher returns a fetcher reading [events.SourcesConfigured]
-// from configured and publishing [events.SourceSynced] /
-// [events.SourceFailed] through pub. It panics if configured or pub is nil.
-// opts is copied; nil means defaults (and no allowlisted origin).
-func NewWellKnownFetcher(configured <-chan *message.Message, pub message.Publisher, opts *WellKnownOptions) *WellKnownFetcher {
-	if configured == nil || pub == nil {
-		panic("actors.NewWellKnownFetcher: nil inbox or publisher")
+// New returns a fetcher reading [events.SourcesConfigured] and
+// [events.SyncRequested] from in and publishing [events.SourceSynced] /
+// [events.SourceFailed] through pub. It panics if in.Configured or pub is
+// nil. opts is copied.
+func New(in Inboxes, pub message.Publisher, opts *Options) *Fetcher {
+	if in.Configured == nil || pub == nil {
+		panic("wellknown.New: nil inbox or publisher")
 	}
-	f := &WellKnownFetcher{in: configured, pub: pub}
+	f := &Fetcher{in: in.Configured, syncs: in.SyncRequested, pub: pub}
 	if opts != nil {
 		f.opts = *opts
 	}
-	f.log = ensureLogger(f.opts.Logger)
+	f.log = f.opts.Logger
+	if f.log == nil {
+		f.log = slog.New(slog.DiscardHandler)
+	}
 	cfg := f.opts.Config
 	if cfg.MaxArtifactBytes <= 0 {
 		cfg.MaxArtifactBytes = config.DefaultMaxArtifactBytes
@@ -121,7 +140,7 @@ func NewWellKnownFetcher(configured <-chan *message.Message, pub message.Publish
 
 // client returns the HTTP client of a configuration whose allowlisted
 // publisher origins are origins: every hop must be on one of them.
-func (f *WellKnownFetcher) client(origins []string) *fetch.Client {
+func (f *Fetcher) client(origins []string) *fetch.Client {
 	cfg := f.opts.Config
 	return fetch.New(&fetch.Options{
 		HTTPClient: f.opts.HTTPClient,
@@ -133,23 +152,19 @@ func (f *WellKnownFetcher) client(origins []string) *fetch.Client {
 	})
 }
 
-// Run consumes configurations until ctx is done or the inbox closes. For
-// every well-known source of the newest configuration it runs one worker:
-// a sync at once, in the background (the hasher already serves the cached
-// copy, so startup never waits for a publisher), then one every
-// PollInterval (none when it is 0 or the configuration is static). Syncs
-// of one source never overlap. A newer configuration stops the workers of
-// the older one. Run returns nil after its workers stopped.
-func (f *WellKnownFetcher) Run(ctx context.Context) error {
-	var (
-		cfgSeq uint64
-		stop   = func() {}
-		wg     sync.WaitGroup
-	)
-	defer func() {
-		stop()
-		wg.Wait()
-	}()
+// Run consumes configurations and sync requests until ctx is done or the
+// Configured inbox closes. For every well-known source of the newest
+// configuration it runs one worker: a sync at once, in the background (the
+// hasher already serves the cached copy, so startup never waits for a
+// publisher), then one every PollInterval (none when it is 0 or the
+// configuration is static) and one per [events.SyncRequested] naming the
+// source or none. Syncs of one source never overlap. A newer configuration
+// stops the workers of the older one. Run returns nil after its workers
+// stopped.
+func (f *Fetcher) Run(ctx context.Context) error {
+	r := &fetchRun{f: f, stop: func() {}}
+	defer r.stopWorkers()
+	syncs := f.syncs
 	for {
 		select {
 		case <-ctx.Done():
@@ -158,50 +173,76 @@ func (f *WellKnownFetcher) Run(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			ev, newer := newerConfig(f.log, msg, cfgSeq)
-			if !newer {
+			if ev, ok := events.Receive[events.SourcesConfigured](f.log, msg); ok && ev.Seq > r.cfgSeq {
+				r.configure(ctx, ev)
+			}
+		case msg, ok := <-syncs:
+			if !ok {
+				syncs = nil
 				continue
 			}
-			cfgSeq = ev.Seq
-			stop()
-			wg.Wait()
-			wctx, cancel := context.WithCancel(ctx)
-			stop = cancel
-			c := f.c
-			if ev.AllowedOrigins != nil {
-				c = f.client(ev.AllowedOrigins)
+			if ev, ok := events.Receive[events.SyncRequested](f.log, msg); ok {
+				r.kick(ev.SourceID)
 			}
-			var workers []*wkWorker
-			for _, src := range ev.Sources {
-				if src.Kind != events.SourceWellKnown {
-					continue
-				}
-				if src.Publisher.IndexURL == "" {
-					f.log.Warn("publisher source skipped: the configuration carries no parsed publisher", "source", src.Location)
-					continue
-				}
-				spec := src.Publisher
-				w := &wkWorker{f: f, c: c, src: src, spec: spec, cfgSeq: ev.Seq, dir: filepath.Dir(src.Root), kick: make(chan struct{}, 1), warned: map[string]bool{}}
-				workers = append(workers, w)
-				interval := f.opts.Config.PollInterval
-				if ev.Static {
-					interval = 0
-				}
-				wg.Go(func() { w.run(wctx, interval) })
-			}
-			f.mu.Lock()
-			f.workers = workers
-			f.mu.Unlock()
 		}
 	}
 }
 
-// SyncNow asks every publisher worker for a sync at once; a sync already
-// running is followed by one more. It never blocks.
-func (f *WellKnownFetcher) SyncNow() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, w := range f.workers {
+// fetchRun is the state of one [Fetcher.Run]: only Run's goroutine
+// touches it.
+type fetchRun struct {
+	f       *Fetcher
+	cfgSeq  uint64
+	stop    func() // cancels the workers of the current configuration
+	wg      sync.WaitGroup
+	workers []*wkWorker
+}
+
+// stopWorkers stops the workers of the current configuration and waits
+// for them.
+func (r *fetchRun) stopWorkers() {
+	r.stop()
+	r.wg.Wait()
+}
+
+// configure replaces the workers with those of ev, a newer configuration.
+func (r *fetchRun) configure(ctx context.Context, ev events.SourcesConfigured) {
+	f := r.f
+	r.cfgSeq = ev.Seq
+	r.stopWorkers()
+	wctx, cancel := context.WithCancel(ctx)
+	r.stop = cancel
+	c := f.c
+	if ev.AllowedOrigins != nil {
+		c = f.client(ev.AllowedOrigins)
+	}
+	interval := f.opts.Config.PollInterval
+	if ev.Static {
+		interval = 0
+	}
+	r.workers = nil
+	for _, src := range ev.Sources {
+		if src.Kind != events.SourceWellKnown {
+			continue
+		}
+		if src.Publisher.IndexURL == "" {
+			f.log.Warn("publisher source skipped: the configuration carries no parsed publisher", "source", src.Location)
+			continue
+		}
+		w := &wkWorker{f: f, c: c, src: src, spec: src.Publisher, cfgSeq: ev.Seq, dir: filepath.Dir(src.Root), kick: make(chan struct{}, 1), warned: map[string]bool{}}
+		r.workers = append(r.workers, w)
+		r.wg.Go(func() { w.run(wctx, interval) })
+	}
+}
+
+// kick asks the worker of source id (every worker when id is empty) for a
+// sync at once; a sync already running is followed by one more. It never
+// blocks.
+func (r *fetchRun) kick(id string) {
+	for _, w := range r.workers {
+		if id != "" && w.src.ID != id {
+			continue
+		}
 		select {
 		case w.kick <- struct{}{}:
 		default:
@@ -211,7 +252,7 @@ func (f *WellKnownFetcher) SyncNow() {
 
 // wkWorker syncs one publisher source.
 type wkWorker struct {
-	f      *WellKnownFetcher
+	f      *Fetcher
 	c      *fetch.Client // allowlist of the worker's configuration
 	src    events.Source
 	spec   events.Publisher
@@ -303,7 +344,7 @@ func (w *wkWorker) sync(ctx context.Context) {
 		return
 	}
 	if err != nil {
-		if errors.Is(err, errCacheRefused) {
+		if errors.Is(err, remote.ErrRefused) {
 			log.Error(fmt.Sprintf("publisher cache refused; nothing is synced, written or removed, and what is on disk is served as it is: %v", err))
 		} else if w.cachedSkills > 0 {
 			log.Warn(fmt.Sprintf("publisher sync failed; the last good copy stays served: %v", err))
@@ -377,20 +418,20 @@ func (c *wkCache) close() {
 // top cache folder) with the marker when missing, and its skills/ folder
 // when there is one. Errors: a [cacheRefusal] naming the folder refused.
 func (w *wkWorker) openCache() (*wkCache, error) {
-	top, err := openCacheDir(filepath.Dir(w.dir))
+	top, err := remote.OpenCacheDir(filepath.Dir(w.dir))
 	if err != nil {
 		return nil, err
 	}
 	defer top.Close()
 	key := filepath.Base(w.dir)
 	c := &wkCache{skillsDir: filepath.Join(w.dir, "skills")}
-	if _, err := claimFolder(top, key, func() bool {
-		c.legacy = regularFile(top, filepath.Join(key, "index.json"))
+	if _, err := remote.ClaimFolder(top, key, func() bool {
+		c.legacy = remote.RegularFile(top, filepath.Join(key, "index.json"))
 		return c.legacy
 	}); err != nil {
 		return nil, err
 	}
-	if c.pub, err = openSubRoot(top, key); err != nil {
+	if c.pub, err = remote.OpenSubRoot(top, key); err != nil {
 		return nil, err
 	}
 	if _, err := c.pub.Lstat("skills"); errors.Is(err, fs.ErrNotExist) {
@@ -410,11 +451,11 @@ func (c *wkCache) openSkills() error {
 	if c.skills != nil {
 		return nil
 	}
-	if _, err := claimFolder(c.pub, "skills", func() bool { return c.legacy }); err != nil {
+	if _, err := remote.ClaimFolder(c.pub, "skills", func() bool { return c.legacy }); err != nil {
 		return err
 	}
 	var err error
-	c.skills, err = openSubRoot(c.pub, "skills")
+	c.skills, err = remote.OpenSubRoot(c.pub, "skills")
 	return err
 }
 
@@ -424,21 +465,21 @@ func (c *wkCache) openSkills() error {
 // files. The single .staging folder of versions before the marker goes
 // only when it is an empty folder.
 func (w *wkWorker) removeStale(c *wkCache, log *slog.Logger) {
-	removeLeftovers(c.pub, func(name string) leftoverKind {
+	remote.RemoveLeftovers(c.pub, func(name string) remote.LeftoverKind {
 		switch {
 		case strings.HasPrefix(name, ".staging-") || strings.HasPrefix(name, ".trash-"):
-			return leftoverFolder
+			return remote.LeftoverFolder
 		case strings.Contains(name, ".json.tmp"):
-			return leftoverFile
+			return remote.LeftoverFile
 		}
-		return notLeftover
+		return remote.NotLeftover
 	}, func(err error) {
 		if !w.warned[err.Error()] {
 			w.warned[err.Error()] = true
 			log.Warn("crash leftover not removed: " + err.Error())
 		}
 	})
-	if fi, err := c.pub.Lstat(".staging"); err == nil && checkFolderInfo(".staging", fi) == nil && emptyFolder(c.pub, ".staging") {
+	if fi, err := c.pub.Lstat(".staging"); err == nil && remote.CheckFolder(".staging", fi) == nil && remote.EmptyFolder(c.pub, ".staging") {
 		c.pub.Remove(".staging")
 	}
 }
@@ -457,12 +498,12 @@ func (w *wkWorker) intact(c *wkCache, name string, old wkCached) (ok bool, size 
 			return false, 0
 		}
 	}
-	st, size, err := treeStamp(c.skills.FS(), name)
+	st, size, err := remote.TreeStamp(c.skills.FS(), name)
 	if err != nil {
 		return false, 0
 	}
 	if old.Stamp == "" {
-		return regularFile(c.skills, filepath.Join(name, "SKILL.md")), size
+		return remote.RegularFile(c.skills, filepath.Join(name, "SKILL.md")), size
 	}
 	return st == old.Stamp, size
 }
@@ -476,11 +517,11 @@ func claimSkill(c *wkCache, name string, old wkCached, had bool) error {
 	if _, err := c.skills.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	_, err := claimFolder(c.skills, name, func() bool {
+	_, err := remote.ClaimFolder(c.skills, name, func() bool {
 		if !had || old.Stamp == "" {
 			return false
 		}
-		st, _, err := treeStamp(c.skills.FS(), name)
+		st, _, err := remote.TreeStamp(c.skills.FS(), name)
 		return err == nil && st == old.Stamp
 	})
 	return err
@@ -570,8 +611,8 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 	}
 	defer c.close()
 	w.removeStale(c, log)
-	meta := readJSON[wkMeta](c.pub, ".index-meta.json")
-	cached := readJSON[wkCacheIndex](c.pub, "index.json")
+	meta := remote.ReadJSON[wkMeta](c.pub, ".index-meta.json")
+	cached := remote.ReadJSON[wkCacheIndex](c.pub, "index.json")
 	if cached.Skills == nil {
 		cached.Skills = map[string]wkCached{}
 	}
@@ -598,7 +639,7 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 		lastCheckpoint = time.Now()
 		merged := wkCacheIndex{Source: next.Source, FetchedAt: next.FetchedAt, Skills: maps.Clone(cached.Skills)}
 		maps.Copy(merged.Skills, next.Skills)
-		if err := writeJSONAtomic(c.pub, "index.json", merged); err != nil {
+		if err := remote.WriteJSONAtomic(c.pub, "index.json", merged); err != nil {
 			log.Warn("cannot save sync progress", "error", err)
 			return
 		}
@@ -620,7 +661,7 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 	}
 	w.prune(c, log, cached, next, out)
 	// The cache index last, so a crash leaves the old one (reference §5).
-	if err := writeJSONAtomic(c.pub, "index.json", next); err != nil {
+	if err := remote.WriteJSONAtomic(c.pub, "index.json", next); err != nil {
 		return nil, err
 	}
 	w.cachedSkills = len(next.Skills)
@@ -630,7 +671,7 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 	if len(out.Errors) == 0 {
 		m.Validators = idx.validators
 	}
-	if err := writeJSONAtomic(c.pub, ".index-meta.json", m); err != nil {
+	if err := remote.WriteJSONAtomic(c.pub, ".index-meta.json", m); err != nil {
 		log.Warn("cannot write index validators", "error", err)
 	}
 	if len(out.Paths) == 0 && len(out.Errors) == 0 && len(out.Removed) == 0 {
@@ -684,7 +725,7 @@ func (w *wkWorker) syncEntry(ctx context.Context, log *slog.Logger, c *wkCache, 
 	switch {
 	case errors.Is(err, errCacheBudget):
 		budget.spent = true
-		log.Warn(fmt.Sprintf("publisher cache budget of %s (WELL_KNOWN_MAX_CACHE_MB) is spent at skill %s: no more skills are downloaded in this sync; what is cached stays served", mib(budget.max), e.name), "skill", e.name)
+		log.Warn(fmt.Sprintf("publisher cache budget of %s (WELL_KNOWN_MAX_CACHE_MB) is spent at skill %s: no more skills are downloaded in this sync; what is cached stays served", remote.MiB(budget.max), e.name), "skill", e.name)
 		keep()
 	case err != nil:
 		if ctx.Err() != nil {
@@ -710,7 +751,7 @@ func (w *wkWorker) syncEntry(ctx context.Context, log *slog.Logger, c *wkCache, 
 // Anything else in skills/ is left alone; a recorded folder that is not
 // the fetcher's any more is reported.
 func (w *wkWorker) prune(c *wkCache, log *slog.Logger, cached, next wkCacheIndex, out *events.SourceSynced) {
-	names := slices.Concat(slices.Collect(maps.Keys(cached.Skills)), entryNames(c.skills, "."))
+	names := slices.Concat(slices.Collect(maps.Keys(cached.Skills)), remote.EntryNames(c.skills, "."))
 	slices.Sort(names)
 	for _, name := range slices.Compact(names) {
 		if _, keep := next.Skills[name]; keep || strings.HasPrefix(name, ".") {
@@ -720,12 +761,12 @@ func (w *wkWorker) prune(c *wkCache, log *slog.Logger, cached, next wkCacheIndex
 			continue
 		}
 		old, had := cached.Skills[name]
-		if !had && !ownedFolder(c.skills, name) {
+		if !had && !remote.OwnedFolder(c.skills, name) {
 			continue // not ours: never touched
 		}
 		err := claimSkill(c, name, old, had)
 		if err == nil {
-			err = removeOwned(c.skills, name)
+			err = remote.RemoveOwned(c.skills, name)
 		}
 		if err != nil {
 			log.Warn("cannot prune removed skill: "+err.Error(), "skill", name)
@@ -741,12 +782,12 @@ func (w *wkWorker) prune(c *wkCache, log *slog.Logger, cached, next wkCacheIndex
 // folder is replaced only when it is the fetcher's ([claimSkill]) and the
 // new copy fits in remaining bytes (else errCacheBudget).
 func (w *wkWorker) fetchSkill(ctx context.Context, c *wkCache, base *url.URL, e wkEntry, old wkCached, had bool, remaining int64) (got wkCached, swapped bool, err error) {
-	stage, err := makeTempFolder(c.pub, ".staging-"+e.name)
+	stage, err := remote.MakeTempFolder(c.pub, ".staging-"+e.name)
 	if err != nil {
 		return wkCached{}, false, err
 	}
 	defer c.pub.RemoveAll(stage) // gone already after a swap
-	sroot, err := openSubRoot(c.pub, stage)
+	sroot, err := remote.OpenSubRoot(c.pub, stage)
 	if err != nil {
 		return wkCached{}, false, err
 	}
@@ -760,19 +801,19 @@ func (w *wkWorker) fetchSkill(ctx context.Context, c *wkCache, base *url.URL, e 
 			return got, false, nil // same files: keep the folder as it is
 		}
 	}
-	if _, size, err := treeStamp(sroot.FS(), "."); err != nil {
-		return wkCached{}, false, fmt.Errorf("measuring %s: %w", displayPath(c.pub, stage), err)
+	if _, size, err := remote.TreeStamp(sroot.FS(), "."); err != nil {
+		return wkCached{}, false, fmt.Errorf("measuring %s: %w", remote.DisplayPath(c.pub, stage), err)
 	} else if size > remaining {
-		return wkCached{}, false, fmt.Errorf("%w: skill %s needs %s", errCacheBudget, e.name, mib(size))
+		return wkCached{}, false, fmt.Errorf("%w: skill %s needs %s", errCacheBudget, e.name, remote.MiB(size))
 	}
 	if err := claimSkill(c, e.name, old, had); err != nil {
 		return wkCached{}, false, err
 	}
 	dst := filepath.Join("skills", e.name)
-	if err := swapFolder(c.pub, stage, dst, fmt.Sprintf(".trash-%s~%d", e.name, rand.Uint64())); err != nil {
-		return wkCached{}, false, fmt.Errorf("replacing %s: %w", displayPath(c.pub, dst), err)
+	if err := remote.SwapFolder(c.pub, stage, dst, fmt.Sprintf(".trash-%s~%d", e.name, rand.Uint64())); err != nil {
+		return wkCached{}, false, fmt.Errorf("replacing %s: %w", remote.DisplayPath(c.pub, dst), err)
 	}
-	if got.Stamp, got.Bytes, err = treeStamp(c.skills.FS(), e.name); err != nil {
+	if got.Stamp, got.Bytes, err = remote.TreeStamp(c.skills.FS(), e.name); err != nil {
 		w.f.log.Warn("cannot stamp cached skill; it will be checked by its SKILL.md only", "skill", e.name, "error", err)
 	}
 	return got, true, nil
@@ -801,7 +842,7 @@ func (w *wkWorker) download(ctx context.Context, stage *os.Root, base *url.URL, 
 	got.Digest = e.digest
 	if e.typ == wkTypeSkillMD {
 		if err := stage.WriteFile("SKILL.md", resp.Body, 0o644); err != nil {
-			return wkCached{}, fmt.Errorf("writing %s: %w", displayPath(stage, "SKILL.md"), err)
+			return wkCached{}, fmt.Errorf("writing %s: %w", remote.DisplayPath(stage, "SKILL.md"), err)
 		}
 		return got, nil
 	}
@@ -831,10 +872,10 @@ func (w *wkWorker) downloadFiles(ctx context.Context, stage *os.Root, base *url.
 			return wkCached{}, err
 		}
 		if err := stage.MkdirAll(filepath.FromSlash(path.Dir(p)), 0o755); err != nil {
-			return wkCached{}, fmt.Errorf("creating %s: %w", displayPath(stage, path.Dir(p)), err)
+			return wkCached{}, fmt.Errorf("creating %s: %w", remote.DisplayPath(stage, path.Dir(p)), err)
 		}
 		if err := stage.WriteFile(filepath.FromSlash(p), resp.Body, 0o644); err != nil {
-			return wkCached{}, fmt.Errorf("writing %s: %w", displayPath(stage, p), err)
+			return wkCached{}, fmt.Errorf("writing %s: %w", remote.DisplayPath(stage, p), err)
 		}
 		fds = append(fds, fileDigest{p, strings.TrimPrefix(resp.Digest, "sha256:")})
 	}
@@ -986,27 +1027,4 @@ func checkV01Files(files []string) string {
 		seen[strings.ToLower(p)] = true
 	}
 	return ""
-}
-
-// readJSON reads the cache file name of root; a missing or broken one
-// gives the zero value (the next sync rewrites it).
-func readJSON[T any](root *os.Root, name string) T {
-	var v T
-	if b, err := root.ReadFile(name); err == nil {
-		if json.Unmarshal(b, &v) != nil {
-			var zero T
-			return zero
-		}
-	}
-	return v
-}
-
-// writeJSONAtomic writes v as indented JSON to name in root through a
-// temporary file and a rename, so a reader never sees half a file.
-func writeJSONAtomic(root *os.Root, name string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", displayPath(root, name), err)
-	}
-	return writeFileAtomic(root, name, append(b, '\n'))
 }

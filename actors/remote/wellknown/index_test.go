@@ -1,4 +1,4 @@
-package actors_test
+package wellknown_test
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/remote/wellknown"
 )
 
 const helloDigest = "sha256:4d1efe19ea355d4342112fb88383e5cec5dd5c37959355181ccdf265209bab7e"
@@ -36,14 +36,14 @@ func TestParseIndexEntries(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			log, logs := captureLogger()
-			doc := `{"$schema":"` + actors.DiscoverySchemaV02 + `","x-extra":1,"skills":[` + tc.entry + `,` + valid + `]}`
-			got, v01, err := actors.ParseIndex([]byte(doc), false, log)
+			doc := `{"$schema":"` + wellknown.DiscoverySchemaV02 + `","x-extra":1,"skills":[` + tc.entry + `,` + valid + `]}`
+			got, v01, err := wellknown.ParseIndex([]byte(doc), false, log)
 			if err != nil || v01 {
 				t.Fatalf("ParseIndex = %v, v01 %v", err, v01)
 			}
-			want := []actors.IndexEntry{{Name: "ok", Type: "skill-md", URL: "ok/SKILL.md", Digest: helloDigest}}
+			want := []wellknown.IndexEntry{{Name: "ok", Type: "skill-md", URL: "ok/SKILL.md", Digest: helloDigest}}
 			if tc.placeholder {
-				want = append([]actors.IndexEntry{{Name: "hello"}}, want...)
+				want = append([]wellknown.IndexEntry{{Name: "hello"}}, want...)
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("entries (-want +got):\n%s", diff)
@@ -65,16 +65,16 @@ func TestParseIndexDocument(t *testing.T) {
 		legacy    bool
 		wantErr   string
 		wantV01   bool
-		want      []actors.IndexEntry
+		want      []wellknown.IndexEntry
 	}{
 		{name: "unknown $schema", doc: `{"$schema":"https://schemas.agentskills.io/discovery/0.3.0/schema.json","skills":[]}`, wantErr: "unknown $schema"},
 		{name: "$schema not a string", doc: `{"$schema":1,"skills":[]}`, wantErr: "not a string"},
-		{name: "skills missing", doc: `{"$schema":"` + actors.DiscoverySchemaV02 + `"}`, wantErr: "no skills"},
-		{name: "skills not an array", doc: `{"$schema":"` + actors.DiscoverySchemaV02 + `","skills":{}}`, wantErr: "not an array"},
+		{name: "skills missing", doc: `{"$schema":"` + wellknown.DiscoverySchemaV02 + `"}`, wantErr: "no skills"},
+		{name: "skills not an array", doc: `{"$schema":"` + wellknown.DiscoverySchemaV02 + `","skills":{}}`, wantErr: "not an array"},
 		{name: "not an object", doc: `[]`, wantErr: "not a JSON object"},
-		{name: "empty catalogue", doc: `{"$schema":"` + actors.DiscoverySchemaV02 + `","skills":[]}`},
+		{name: "empty catalogue", doc: `{"$schema":"` + wellknown.DiscoverySchemaV02 + `","skills":[]}`},
 		{name: "missing $schema reads as v0.1", doc: `{"skills":[{"name":"hello","description":"Greets the user.","files":["SKILL.md"]}]}`,
-			wantV01: true, want: []actors.IndexEntry{{Name: "hello", Type: "v0.1-files"}}},
+			wantV01: true, want: []wellknown.IndexEntry{{Name: "hello", Type: "v0.1-files"}}},
 		{name: "v0.1 files rules", legacy: true, wantV01: true, doc: `{"skills":[
 			{"name":"release-notes","description":"Draft release notes.","files":["SKILL.md","references/STYLE.md","templates/entry.md"]},
 			{"name":"a","description":"d","files":[]},
@@ -83,12 +83,12 @@ func TestParseIndexDocument(t *testing.T) {
 			{"name":"d","description":"d","files":["SKILL.md","../secrets.txt"]},
 			{"name":"e","description":"d","files":["SKILL.md","notes?.md"]},
 			{"name":"f","description":"d","files":["SKILL.md","refs\\a.md"]}]}`,
-			want: []actors.IndexEntry{{Name: "release-notes", Type: "v0.1-files"}, {Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}, {Name: "f"}}},
+			want: []wellknown.IndexEntry{{Name: "release-notes", Type: "v0.1-files"}, {Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}, {Name: "f"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			log, _ := captureLogger()
-			got, v01, err := actors.ParseIndex([]byte(tc.doc), tc.legacy, log)
+			got, v01, err := wellknown.ParseIndex([]byte(tc.doc), tc.legacy, log)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("ParseIndex error = %v, want %q", err, tc.wantErr)

@@ -1,4 +1,10 @@
-package actors
+// Package github is the GitHub poller: the actor ([New]) that keeps the
+// cache folders of GitHub sources at the commit their ref points at and
+// announces each new commit with an [events.SourceSynced]. Its cache
+// plumbing is actors/remote's; its configuration is actors/config's
+// [config.GitHub]. (The GitHub REST client itself is fetch's
+// [fetch.GitHub].)
+package github
 
 import (
 	"bufio"
@@ -21,6 +27,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/skilljack/skilljack-mcp/actors/config"
+	"github.com/skilljack/skilljack-mcp/actors/remote"
 	"github.com/skilljack/skilljack-mcp/archive"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/fetch"
@@ -41,8 +48,19 @@ const (
 	ghMaxEntries = 200_000
 )
 
-// GitHubPollerOptions configures a [GitHubPoller].
-type GitHubPollerOptions struct {
+// Inboxes are the subscriptions a [Poller] reads.
+type Inboxes struct {
+	// Configured carries sources.configured. Required.
+	Configured <-chan *message.Message
+	// SyncRequested carries sync.requested ([events.SyncRequested]), which
+	// makes Run check the matching GitHub sources at once. If nil, sources
+	// are checked at start and at every poll only.
+	SyncRequested <-chan *message.Message
+}
+
+// Options configure a [Poller]. A nil *Options means defaults (which poll
+// nothing useful: Config.CacheDir comes from [config.Resolve]).
+type Options struct {
 	// Config is the GitHub configuration of this start ([config.Config]):
 	// token, API URL, poll interval (0: no polling), size caps (0: the
 	// defaults of [config.DefaultGitHubMaxTarballBytes] and
@@ -57,7 +75,7 @@ type GitHubPollerOptions struct {
 	Logger *slog.Logger
 }
 
-// GitHubPoller is the actor keeping GitHub sources' cache folders in sync
+// Poller is the actor keeping GitHub sources' cache folders in sync
 // (DESIGN "github poller", reference §4, issue 6). For each GitHub source of
 // the current configuration it asks the REST API which commit the ref points
 // at (GET /repos/{owner}/{repo}/commits/{ref} with If-None-Match), and when
@@ -84,12 +102,12 @@ type GitHubPollerOptions struct {
 // or a foreign folder in their place — a checkout of the same name under
 // a SKILLJACK_CACHE_DIR that is a source tree — is refused with an error
 // naming it, and never swapped or removed.
-type GitHubPoller struct {
-	in   <-chan *message.Message
-	pub  message.Publisher
-	opts GitHubPollerOptions
-	log  *slog.Logger
-	wake chan struct{} // SyncNow → Run; 1 slot, coalescing
+type Poller struct {
+	in    <-chan *message.Message
+	syncs <-chan *message.Message
+	pub   message.Publisher
+	opts  Options
+	log   *slog.Logger
 
 	syncSeq, failSeq atomic.Uint64
 
@@ -100,20 +118,22 @@ type GitHubPoller struct {
 	swapped map[string]uint64
 }
 
-// NewGitHubPoller returns a poller reading [events.SourcesConfigured] from
-// configured and publishing [events.SourceSynced] / [events.SourceFailed]
-// through pub. It panics if configured or pub is nil. opts is copied; nil
-// means defaults (which poll nothing useful: Config.CacheDir comes from
-// [config.Resolve]).
-func NewGitHubPoller(configured <-chan *message.Message, pub message.Publisher, opts *GitHubPollerOptions) *GitHubPoller {
-	if configured == nil || pub == nil {
-		panic("actors.NewGitHubPoller: nil inbox or publisher")
+// New returns a poller reading [events.SourcesConfigured] and
+// [events.SyncRequested] from in and publishing [events.SourceSynced] /
+// [events.SourceFailed] through pub. It panics if in.Configured or pub is
+// nil. opts is copied.
+func New(in Inboxes, pub message.Publisher, opts *Options) *Poller {
+	if in.Configured == nil || pub == nil {
+		panic("github.New: nil inbox or publisher")
 	}
-	p := &GitHubPoller{in: configured, pub: pub, wake: make(chan struct{}, 1), swapped: map[string]uint64{}}
+	p := &Poller{in: in.Configured, syncs: in.SyncRequested, pub: pub, swapped: map[string]uint64{}}
 	if opts != nil {
 		p.opts = *opts
 	}
-	p.log = ensureLogger(p.opts.Logger)
+	p.log = p.opts.Logger
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
 	return p
 }
 
@@ -128,7 +148,7 @@ func NewGitHubPoller(configured <-chan *message.Message, pub message.Publisher, 
 // Every source is checked once at once in the background (startup never
 // waits for GitHub: the hasher serves the cached copy meanwhile), then
 // every Config.PollInterval (0, or a Static configuration: never again
-// unless [GitHubPoller.SyncNow] asks). A ref that is a full commit SHA or a
+// unless an [events.SyncRequested] asks). A ref that is a full commit SHA or a
 // tag is pinned: once its commit is cached it is never checked again. A
 // check that finds a new commit publishes one [events.SourceSynced]
 // (Rescan set, Revision the commit SHA); a check that finds nothing new
@@ -136,7 +156,7 @@ func NewGitHubPoller(configured <-chan *message.Message, pub message.Publisher, 
 // line naming the repository and publishes one [events.SourceFailed]. A
 // 403/429 with Retry-After or X-RateLimit-Reset delays the next check of
 // that source until then.
-func (p *GitHubPoller) Run(ctx context.Context) error {
+func (p *Poller) Run(ctx context.Context) error {
 	runCtx, stopAll := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() {
@@ -149,25 +169,26 @@ func (p *GitHubPoller) Run(ctx context.Context) error {
 		prevDone  = closedChan()
 		workers   []*ghWorker
 	)
-	in := p.in
+	in, syncs := p.in, p.syncs
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-p.wake:
-			for _, w := range workers {
-				select {
-				case w.wake <- struct{}{}:
-				default:
-				}
+		case msg, ok := <-syncs:
+			if !ok {
+				syncs = nil
+				continue
+			}
+			if ev, ok := events.Receive[events.SyncRequested](p.log, msg); ok {
+				wakeWorkers(workers, ev.SourceID)
 			}
 		case msg, ok := <-in:
 			if !ok {
 				in = nil // keep polling the current sources until ctx is done
 				continue
 			}
-			ev, newer := newerConfig(p.log, msg, cfgSeq)
-			if !newer {
+			ev, ok := events.Receive[events.SourcesConfigured](p.log, msg)
+			if !ok || ev.Seq <= cfgSeq {
 				continue
 			}
 			cfgSeq = ev.Seq
@@ -199,18 +220,20 @@ func (p *GitHubPoller) Run(ctx context.Context) error {
 	}
 }
 
-// SyncNow asks for a check of every GitHub source of the current
-// configuration at once (tests, and a future refresh command). It never
-// blocks and is safe for concurrent use. Requests coalesce: one made while
-// a check of a source runs gives one more check after it. A source that
-// is pinned and cached is not checked; a source under a rate limit ignores
-// the request until the limit's reset time (asking earlier would only
-// spend more of the limit). A request made before the first configuration
-// arrives is covered by the first check.
-func (p *GitHubPoller) SyncNow() {
-	select {
-	case p.wake <- struct{}{}:
-	default:
+// wakeWorkers asks the worker of source id (every worker when id is
+// empty) for a check at once. It never blocks: requests coalesce, one made
+// while a check runs gives one more check after it. A worker that is
+// pinned and cached, or under a rate limit until its reset time, ignores
+// the request ([ghWorker.wait]).
+func wakeWorkers(workers []*ghWorker, id string) {
+	for _, w := range workers {
+		if id != "" && w.src.ID != id {
+			continue
+		}
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -241,7 +264,7 @@ type ghSyncMeta struct {
 // ghWorker checks one GitHub source of one configuration. Only its run
 // goroutine touches its fields after newWorker.
 type ghWorker struct {
-	p        *GitHubPoller
+	p        *Poller
 	log      *slog.Logger
 	src      events.Source
 	cfgSeq   uint64
@@ -273,7 +296,7 @@ type ghWorker struct {
 }
 
 // newWorker prepares the worker of src, a GitHub source of cfg.
-func (p *GitHubPoller) newWorker(cfg events.SourcesConfigured, src events.Source) (*ghWorker, error) {
+func (p *Poller) newWorker(cfg events.SourcesConfigured, src events.Source) (*ghWorker, error) {
 	if src.GitHub.Owner == "" || src.GitHub.Repo == "" {
 		return nil, fmt.Errorf("GitHub source %s: the configuration carries no parsed repository", src.Location)
 	}
@@ -319,7 +342,7 @@ func (p *GitHubPoller) newWorker(cfg events.SourcesConfigured, src events.Source
 
 // run checks the source at once (after the previous configuration's
 // workers, after, have stopped), then whenever the poll interval passes or
-// a SyncNow arrives, until ctx is done.
+// a sync request arrives, until ctx is done.
 func (w *ghWorker) run(ctx context.Context, after <-chan struct{}) {
 	select {
 	case <-after:
@@ -346,7 +369,7 @@ func (w *ghWorker) run(ctx context.Context, after <-chan struct{}) {
 	}
 }
 
-// wait blocks until next (never when zero) or a SyncNow the worker heeds;
+// wait blocks until next (never when zero) or a sync request the worker heeds;
 // it returns false when ctx is done.
 func (w *ghWorker) wait(ctx context.Context, next time.Time) bool {
 	var timer <-chan time.Time
@@ -375,7 +398,7 @@ func (w *ghWorker) wait(ctx context.Context, next time.Time) bool {
 }
 
 // check runs one check and returns when the next one is due (zero: only on
-// SyncNow, or never when done).
+// a sync request, or never when done).
 func (w *ghWorker) check(ctx context.Context) time.Time {
 	err := w.sync(ctx)
 	if ctx.Err() != nil {
@@ -398,7 +421,7 @@ func (w *ghWorker) check(ctx context.Context) time.Time {
 	}
 	retryAt := next
 	if retryAt.IsZero() && w.notBefore.After(now) {
-		retryAt = w.notBefore // when SyncNow is heard again
+		retryAt = w.notBefore // when a sync request is heard again
 	}
 	w.fail(err, se, retryAt, now)
 	return next
@@ -420,7 +443,7 @@ func (w *ghWorker) fail(err error, se *fetch.StatusError, retryAt, now time.Time
 		attrs = append(attrs, "retry_at", retryAt.UTC().Format(time.RFC3339))
 	}
 	switch {
-	case errors.Is(err, errCacheRefused):
+	case errors.Is(err, remote.ErrRefused):
 		w.log.Error("GitHub cache of "+w.name+" refused; nothing is synced, written or removed, and what is on disk is served as it is", attrs...)
 	case w.meta.SHA != "":
 		w.log.Warn("GitHub sync of "+w.name+" failed; serving the last good copy", attrs...)
@@ -462,7 +485,7 @@ func (w *ghWorker) sync(ctx context.Context) error {
 	}
 	cached := w.cachedSHA()
 	if cached != "" && w.meta.Stamp != "" {
-		if st, _, err := treeStamp(owner.FS(), w.spec.Repo); err != nil || st != w.meta.Stamp {
+		if st, _, err := remote.TreeStamp(owner.FS(), w.spec.Repo); err != nil || st != w.meta.Stamp {
 			w.log.Warn("cached copy of " + w.name + " changed on disk; downloading it again")
 			cached, w.done = "", false
 		}
@@ -534,7 +557,7 @@ func (w *ghWorker) sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	stamp, _, err := treeStamp(owner.FS(), w.spec.Repo)
+	stamp, _, err := remote.TreeStamp(owner.FS(), w.spec.Repo)
 	if err != nil {
 		w.log.Warn("cannot stamp the cached copy; changes to it will not be noticed", "error", err)
 	}
@@ -586,24 +609,24 @@ func (w *ghWorker) cachedSHA() string {
 // ([ghWorker.claimClone]). Errors: a [cacheRefusal] naming the folder;
 // a foreign folder at the clone's place is named rather than its parent.
 func (w *ghWorker) openCache() (*os.Root, error) {
-	top, err := openCacheDir(filepath.Dir(w.ownerDir))
+	top, err := remote.OpenCacheDir(filepath.Dir(w.ownerDir))
 	if err != nil {
 		return nil, err
 	}
 	defer top.Close()
 	owner := filepath.Base(w.ownerDir)
-	if _, err := claimFolder(top, owner, func() bool {
-		return regularFile(top, filepath.Join(owner, w.metaName()))
+	if _, err := remote.ClaimFolder(top, owner, func() bool {
+		return remote.RegularFile(top, filepath.Join(owner, w.metaName()))
 	}); err != nil {
-		var r *cacheRefusal
-		if errors.As(err, &r) && r.reason == notOursReason {
+		var r *remote.Refusal
+		if errors.As(err, &r) && r.Reason == remote.NotOurs {
 			if _, lerr := top.Lstat(filepath.Join(owner, w.spec.Repo)); lerr == nil {
-				return nil, refuse(w.clone, notOursReason)
+				return nil, remote.Refuse(w.clone, remote.NotOurs)
 			}
 		}
 		return nil, err
 	}
-	root, err := openSubRoot(top, owner)
+	root, err := remote.OpenSubRoot(top, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -627,9 +650,9 @@ func (w *ghWorker) claimClone(owner *os.Root) error {
 	if _, err := owner.Lstat(repo); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	_, err := claimFolder(owner, repo, func() bool {
+	_, err := remote.ClaimFolder(owner, repo, func() bool {
 		var m ghSyncMeta
-		if !regularFile(owner, w.metaName()) {
+		if !remote.RegularFile(owner, w.metaName()) {
 			return false
 		}
 		if b, err := owner.ReadFile(w.metaName()); err != nil || json.Unmarshal(b, &m) != nil || !fetch.IsFullSHA(m.SHA) {
@@ -638,7 +661,7 @@ func (w *ghWorker) claimClone(owner *os.Root) error {
 		if m.Stamp == "" {
 			return true
 		}
-		st, _, err := treeStamp(owner.FS(), repo)
+		st, _, err := remote.TreeStamp(owner.FS(), repo)
 		return err == nil && st == m.Stamp
 	})
 	return err
@@ -666,12 +689,12 @@ func (w *ghWorker) fetchAndSwap(ctx context.Context, owner *os.Root, sha string)
 		return 0, fmt.Errorf("downloading the tarball of %s@%s: %w", w.name, sha, err)
 	}
 	if w.dlLogged {
-		w.log.Info(fmt.Sprintf("downloaded %s: %s", w.name, mib(size)))
+		w.log.Info(fmt.Sprintf("downloaded %s: %s", w.name, remote.MiB(size)))
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return 0, fmt.Errorf("reading the tarball of %s: %w", w.name, err)
 	}
-	staging, err := makeTempFolder(owner, ".staging-"+w.spec.Repo)
+	staging, err := remote.MakeTempFolder(owner, ".staging-"+w.spec.Repo)
 	if err != nil {
 		return 0, fmt.Errorf("creating staging folder for %s: %w", w.name, err)
 	}
@@ -685,7 +708,7 @@ func (w *ghWorker) fetchAndSwap(ctx context.Context, owner *os.Root, sha string)
 	if err != nil {
 		return 0, err
 	}
-	if err := swapFolder(owner, staging, w.spec.Repo, fmt.Sprintf(".trash-%s~%d", w.spec.Repo, rand.Uint64())); err != nil {
+	if err := remote.SwapFolder(owner, staging, w.spec.Repo, fmt.Sprintf(".trash-%s~%d", w.spec.Repo, rand.Uint64())); err != nil {
 		return 0, fmt.Errorf("swapping in %s@%s: %w", w.name, sha, err)
 	}
 	swapped = true
@@ -695,7 +718,7 @@ func (w *ghWorker) fetchAndSwap(ctx context.Context, owner *os.Root, sha string)
 // extract unpacks the tarball r of sha into the staging folder of owner
 // and returns the number of files.
 func (w *ghWorker) extract(ctx context.Context, owner *os.Root, staging string, r io.Reader, sha string) (int, error) {
-	root, err := openSubRoot(owner, staging)
+	root, err := remote.OpenSubRoot(owner, staging)
 	if err != nil {
 		return 0, fmt.Errorf("opening staging folder for %s: %w", w.name, err)
 	}
@@ -747,12 +770,10 @@ func (w *ghWorker) progress(read, total int64) {
 	w.dlLogged, w.dlLast = true, now
 	of := "unknown size"
 	if total >= 0 {
-		of = mib(total)
+		of = remote.MiB(total)
 	}
-	w.log.Info(fmt.Sprintf("downloading %s: %s of %s", w.name, mib(read), of))
+	w.log.Info(fmt.Sprintf("downloading %s: %s of %s", w.name, remote.MiB(read), of))
 }
-
-func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // readMeta reads the sync metadata; a missing or unreadable file is no
 // metadata (the next check downloads).
@@ -779,7 +800,7 @@ func (w *ghWorker) writeMeta(owner *os.Root, m ghSyncMeta) {
 	w.meta = m
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err == nil {
-		err = writeFileAtomic(owner, w.metaName(), append(b, '\n'))
+		err = remote.WriteFileAtomic(owner, w.metaName(), append(b, '\n'))
 	}
 	if err != nil {
 		w.log.Warn("writing GitHub sync metadata", "file", w.metaPath, "error", err)
@@ -787,20 +808,20 @@ func (w *ghWorker) writeMeta(owner *os.Root, m ghSyncMeta) {
 }
 
 // removeStale removes transient entries of this repository in the owner
-// folder that a crashed run left behind (older than staleAge): staging and
+// folder that a crashed run left behind (older than [remote.StaleAge]): staging and
 // trash folders that hold the marker, download and temporary metadata
 // files that are regular files. Anything else by such a name is left
 // alone and reported once.
 func (w *ghWorker) removeStale(owner *os.Root) {
 	repo := w.spec.Repo
-	removeLeftovers(owner, func(name string) leftoverKind {
+	remote.RemoveLeftovers(owner, func(name string) remote.LeftoverKind {
 		switch {
 		case strings.HasPrefix(name, ".staging-"+repo+"~") || strings.HasPrefix(name, ".trash-"+repo+"~"):
-			return leftoverFolder
+			return remote.LeftoverFolder
 		case strings.HasPrefix(name, ".download-"+repo+"~") || strings.HasPrefix(name, w.metaName()+".tmp"):
-			return leftoverFile
+			return remote.LeftoverFile
 		}
-		return notLeftover
+		return remote.NotLeftover
 	}, func(err error) {
 		if !w.warned[err.Error()] {
 			w.warned[err.Error()] = true
