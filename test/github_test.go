@@ -31,7 +31,7 @@ import (
 // in-process server with its real pipeline and GitHub poller, a fake GitHub
 // REST API on loopback TLS, and an MCP client reading what is served.
 // Polling is off (GITHUB_POLL_INTERVAL_MS=0): every check after the first
-// is asked for with SyncNow, and the tests wait on bus events, requests the
+// is asked for with a sync.requested event, and the tests wait on bus events, requests the
 // fake saw, or log lines — never on time alone.
 
 // ghToken is the GITHUB_TOKEN of these tests; it must never reach a log.
@@ -530,7 +530,7 @@ func TestGitHubSync(t *testing.T) {
 // TestGitHubSubpathAndPinnedTag: a /tree/<tag>/<path> source serves only
 // the skills below the subpath, and a tag is pinned: fetched once, never
 // checked again (issue 6, reference §4 "pinned"), while a branch source
-// beside it is checked on every SyncNow.
+// beside it is checked on every sync request.
 func TestGitHubSubpathAndPinnedTag(t *testing.T) {
 	gh := newFakeGitHub(t)
 	team := skillBody("deploy", "Deploys.")
@@ -676,7 +676,7 @@ func TestGitHubFailuresKeepLastGoodCopy(t *testing.T) {
 		}
 		st.logLine(t, "acme/skills", "rate limited until")
 		stillGood("after a rate limit")
-		// Until the reset, SyncNow sends nothing.
+		// Until the reset, a sync request sends nothing.
 		before := gh.count("/repos/", "")
 		st.syncNow(t)
 		waitFor(t, "the ignored-request log line", func() bool {

@@ -54,7 +54,7 @@ func startStack(tb testing.TB, pipe *actors.PipelineOptions, dirs ...string) *st
 	return startStackEnv(tb, pipe, nil, dirs...)
 }
 
-// startStackEnv is startStack with env as the whole environment LoadConfig
+// startStackEnv is startStack with env as the whole environment config.Resolve
 // sees (allowlists, SKILLJACK_CACHE_DIR, poll intervals for remote
 // sources); HOME is a fresh temporary folder unless env sets it. The stack's
 // bus is in st.bus (st.syncNow asks the remote fetchers for a sync).

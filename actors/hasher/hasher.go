@@ -153,7 +153,8 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 // started have stopped. Each message is decoded and acked at once (exactly
 // once, never nacked, through [events.Receive]); scans run in goroutines Run
 // owns and publish their own results, one [events.SourceScanned] each,
-// with increasing Seq and ConfigSeq set; a publish blocks as the bus does.
+// with increasing Seq and ConfigSeq set; a publish never waits for a
+// consumer ([events.Bus]).
 //
 // A configuration newer than the last one cancels every scan still running
 // and, once they have stopped, scans every local and bundled source in
@@ -585,7 +586,7 @@ func (s *scanner) newWalker(src events.Source, dc *dirCache) (w *walker, rootKey
 
 // rootProblem checks the root folder of a local or remote source; ok is
 // false when it cannot be walked. This is the only report of a missing or
-// unusable root: LoadConfig does not warn about it, so the server logs it
+// unusable root: config.Resolve does not warn about it, so the server logs it
 // once and validate lists it. A remote source not synced yet gets no
 // diagnostic: its fetcher reports.
 func rootProblem(src events.Source) (diag *events.Diagnostic, ok bool) {

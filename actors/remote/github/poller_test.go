@@ -243,7 +243,7 @@ func startPoller(t *testing.T, api *ghAPI, cfg config.GitHub, locs ...string) *p
 	return r
 }
 
-// ghSource is the source LoadConfig makes of loc.
+// ghSource is the source config.Resolve makes of loc.
 func ghSource(t *testing.T, cache, id, loc string) events.Source {
 	t.Helper()
 	spec, err := config.ParseGitHubURL(loc)
@@ -410,7 +410,7 @@ func TestGitHubPollerPinnedSHA(t *testing.T) {
 
 // TestGitHubPollerRetryAfter: a 429 with Retry-After fails the check with
 // RetryAt set, and the next check waits until then although the poll
-// interval is much shorter; SyncNow is ignored meanwhile (issue 6
+// interval is much shorter; a sync request is ignored meanwhile (issue 6
 // "rate limits ... back off until then").
 func TestGitHubPollerRetryAfter(t *testing.T) {
 	api := newGHAPI(t)
