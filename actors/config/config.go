@@ -241,95 +241,113 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 		log.Warn("cannot parse config file; using defaults", "path", path, "error", err)
 		return f
 	}
-	wrong := func(key, want string, raw json.RawMessage) {
-		log.Warn("config file value ignored: "+key+" is not "+want, "path", path, "key", key, "value", snippet(raw))
-	}
-
-	if raw, ok := top["skillDirectories"]; ok && !isNull(raw) {
-		var list []json.RawMessage
-		if json.Unmarshal(raw, &list) != nil {
-			wrong("skillDirectories", "a list of strings", raw)
-		}
-		for i, item := range list {
-			var d string
-			if json.Unmarshal(item, &d) != nil || strings.TrimSpace(d) == "" {
-				wrong(fmt.Sprintf("skillDirectories[%d]", i), "a non-empty string; entry dropped", item)
-				continue
-			}
-			f.dirs = append(f.dirs, strings.TrimSpace(d))
-		}
-	}
-
-	stringList := func(key string) []string {
-		raw, ok := top[key]
-		if !ok || isNull(raw) {
-			return nil
-		}
-		var list []json.RawMessage
-		if json.Unmarshal(raw, &list) != nil {
-			wrong(key, "a list of strings", raw)
-			return nil
-		}
-		var out []string
-		for i, item := range list {
-			var v string
-			if json.Unmarshal(item, &v) != nil || strings.TrimSpace(v) == "" {
-				wrong(fmt.Sprintf("%s[%d]", key, i), "a non-empty string; entry dropped", item)
-				continue
-			}
-			out = append(out, strings.TrimSpace(v))
-		}
-		return out
-	}
-	f.ghOrgs = stringList("githubAllowedOrgs")
-	f.ghUsers = stringList("githubAllowedUsers")
-	f.wkOrigins = stringList("wellKnownAllowedOrigins")
-
-	if raw, ok := top["staticMode"]; ok && !isNull(raw) {
-		var v bool
-		if json.Unmarshal(raw, &v) != nil {
-			wrong("staticMode", "a boolean", raw)
-		} else {
-			f.static = &v
-		}
-	}
-
-	if raw, ok := top["skillInvocationOverrides"]; ok && !isNull(raw) {
-		var all map[string]json.RawMessage
-		if json.Unmarshal(raw, &all) != nil {
-			wrong("skillInvocationOverrides", "an object", raw)
-		}
-		for _, name := range slices.Sorted(maps.Keys(all)) {
-			rawOv := all[name]
-			key := fmt.Sprintf("skillInvocationOverrides[%q]", name)
-			var o map[string]json.RawMessage
-			if json.Unmarshal(rawOv, &o) != nil || o == nil {
-				wrong(key, "an object", rawOv)
-				continue
-			}
-			var ov events.Override
-			for _, fl := range []struct {
-				name string
-				dst  **bool
-			}{{"assistant", &ov.Assistant}, {"user", &ov.User}} {
-				flag, dst := fl.name, fl.dst
-				rawFlag, ok := o[flag]
-				if !ok {
-					continue
-				}
-				var v bool
-				if json.Unmarshal(rawFlag, &v) != nil || isNull(rawFlag) {
-					wrong(key+"."+flag, "a boolean", rawFlag)
-					continue
-				}
-				*dst = &v
-			}
-			if ov.Assistant != nil || ov.User != nil {
-				f.overrides[name] = ov
-			}
-		}
-	}
+	r := fileKeys{top: top, path: path, log: log}
+	f.dirs = r.stringList("skillDirectories")
+	f.ghOrgs = r.stringList("githubAllowedOrgs")
+	f.ghUsers = r.stringList("githubAllowedUsers")
+	f.wkOrigins = r.stringList("wellKnownAllowedOrigins")
+	f.static = r.boolean("staticMode")
+	r.overrides(f.overrides)
 	return f
+}
+
+// fileKeys reads the keys of a parsed config file one by one, warning
+// about each value of the wrong type ([readConfigFile]).
+type fileKeys struct {
+	top  map[string]json.RawMessage
+	path string
+	log  *slog.Logger
+}
+
+// wrong warns that the value raw of key is not want.
+func (r fileKeys) wrong(key, want string, raw json.RawMessage) {
+	r.log.Warn("config file value ignored: "+key+" is not "+want, "path", r.path, "key", key, "value", snippet(raw))
+}
+
+// stringList returns the non-empty strings of the list at key, trimmed;
+// nil when the key is missing, null or not a list.
+func (r fileKeys) stringList(key string) []string {
+	raw, ok := r.top[key]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		r.wrong(key, "a list of strings", raw)
+		return nil
+	}
+	var out []string
+	for i, item := range list {
+		var v string
+		if json.Unmarshal(item, &v) != nil || strings.TrimSpace(v) == "" {
+			r.wrong(fmt.Sprintf("%s[%d]", key, i), "a non-empty string; entry dropped", item)
+			continue
+		}
+		out = append(out, strings.TrimSpace(v))
+	}
+	return out
+}
+
+// boolean returns the boolean at key; nil when it is missing, null or not
+// a boolean.
+func (r fileKeys) boolean(key string) *bool {
+	raw, ok := r.top[key]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var v bool
+	if json.Unmarshal(raw, &v) != nil {
+		r.wrong(key, "a boolean", raw)
+		return nil
+	}
+	return &v
+}
+
+// overrides adds the usable entries of skillInvocationOverrides to dst:
+// only boolean assistant/user flags are kept, and empty overrides are
+// dropped.
+func (r fileKeys) overrides(dst map[string]events.Override) {
+	raw, ok := r.top["skillInvocationOverrides"]
+	if !ok || isNull(raw) {
+		return
+	}
+	var all map[string]json.RawMessage
+	if json.Unmarshal(raw, &all) != nil {
+		r.wrong("skillInvocationOverrides", "an object", raw)
+	}
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		if ov, ok := r.override(name, all[name]); ok {
+			dst[name] = ov
+		}
+	}
+}
+
+// override reads the override of skill name, reporting whether it sets a
+// flag.
+func (r fileKeys) override(name string, rawOv json.RawMessage) (events.Override, bool) {
+	key := fmt.Sprintf("skillInvocationOverrides[%q]", name)
+	var o map[string]json.RawMessage
+	if json.Unmarshal(rawOv, &o) != nil || o == nil {
+		r.wrong(key, "an object", rawOv)
+		return events.Override{}, false
+	}
+	var ov events.Override
+	for _, fl := range []struct {
+		name string
+		dst  **bool
+	}{{"assistant", &ov.Assistant}, {"user", &ov.User}} {
+		rawFlag, ok := o[fl.name]
+		if !ok {
+			continue
+		}
+		var v bool
+		if json.Unmarshal(rawFlag, &v) != nil || isNull(rawFlag) {
+			r.wrong(key+"."+fl.name, "a boolean", rawFlag)
+			continue
+		}
+		*fl.dst = &v
+	}
+	return ov, ov.Assistant != nil || ov.User != nil
 }
 
 func isNull(raw json.RawMessage) bool {

@@ -478,8 +478,23 @@ func (w *ghWorker) sync(ctx context.Context) error {
 	}
 	defer owner.Close()
 	w.removeStale(owner)
-	// Another process sharing the cache may have synced since: the
-	// metadata on disk is the truth.
+	cached := w.cachedCommit(owner)
+	if w.done {
+		return nil
+	}
+	sha, etag, fresh, err := w.resolve(ctx, owner, cached)
+	if err != nil || !fresh {
+		return err
+	}
+	return w.swapIn(ctx, owner, sha, etag)
+}
+
+// cachedCommit re-reads the sync metadata (another process sharing the
+// cache may have synced since: the metadata on disk is the truth) and
+// returns the commit in the clone folder, "" when there is none or the
+// folder changed on disk since it was stamped (then it is downloaded
+// again).
+func (w *ghWorker) cachedCommit(owner *os.Root) string {
 	if m := w.readMeta(); m.SHA != "" || w.meta.SHA != "" {
 		w.meta = m
 	}
@@ -490,69 +505,83 @@ func (w *ghWorker) sync(ctx context.Context) error {
 			cached, w.done = "", false
 		}
 	}
-	if w.done {
-		return nil
-	}
+	return cached
+}
+
+// resolve works out the commit the ref points at: a full SHA as is, a tag
+// once (pinned), a branch by a conditional commits request. fresh is false
+// when that commit is the cached one (nothing to download).
+func (w *ghWorker) resolve(ctx context.Context, owner *os.Root, cached string) (sha, etag string, fresh bool, err error) {
 	ref := w.spec.Ref
-	var sha, etag string
 	switch {
 	case fetch.IsFullSHA(ref):
 		w.pinned = true
 		sha = strings.ToLower(ref)
 		if sha == cached {
 			w.done = true
-			return nil
+			return "", "", false, nil
 		}
+		return sha, "", true, nil
 	case ref != "" && !w.tagChecked:
 		if cached != "" && w.meta.Pinned && w.meta.Ref == ref {
 			// A tag cached by an earlier run: no request at all.
 			w.tagChecked, w.pinned, w.done = true, true, true
-			return nil
+			return "", "", false, nil
 		}
 		isTag, err := w.gh.IsTag(ctx, w.spec.Owner, w.spec.Repo, ref)
 		if err != nil {
-			return fmt.Errorf("checking whether %s of %s is a tag: %w", ref, w.name, err)
+			return "", "", false, fmt.Errorf("checking whether %s of %s is a tag: %w", ref, w.name, err)
 		}
 		w.tagChecked, w.pinned = true, isTag
 	}
-	if sha == "" {
-		var cond string
-		if cached != "" && w.meta.Ref == ref {
-			cond = w.meta.ETag
-		}
-		var notModified bool
-		var err error
-		apiRef := ref
-		if apiRef == "" {
-			// Resolved once per worker, so a poll costs one conditional
-			// request, not two.
-			if w.defaultBranch == "" {
-				b, err := w.gh.DefaultBranch(ctx, w.spec.Owner, w.spec.Repo)
-				if err != nil {
-					return fmt.Errorf("finding the default branch of %s: %w", w.name, err)
-				}
-				w.defaultBranch = b
-			}
-			apiRef = w.defaultBranch
-		}
-		sha, etag, notModified, err = w.gh.Commit(ctx, w.spec.Owner, w.spec.Repo, apiRef, cond)
-		if err != nil {
-			var se *fetch.StatusError
-			if ref == "" && errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusUnprocessableEntity) {
-				w.defaultBranch = "" // renamed? ask again next time
-			}
-			return fmt.Errorf("resolving %s of %s: %w", refName(ref), w.name, err)
-		}
-		if notModified || sha == cached {
-			if !notModified && etag != w.meta.ETag {
-				m := w.meta
-				m.Ref, m.ETag, m.Pinned = ref, etag, w.pinned
-				w.writeMeta(owner, m)
-			}
-			w.done = w.pinned
-			return nil
-		}
+	return w.resolveCommit(ctx, owner, cached)
+}
+
+// resolveCommit asks the API which commit the ref (the default branch when
+// it is "") points at, conditionally when that ref is cached, and records a
+// changed ETag of an unchanged commit.
+func (w *ghWorker) resolveCommit(ctx context.Context, owner *os.Root, cached string) (sha, etag string, fresh bool, err error) {
+	ref := w.spec.Ref
+	var cond string
+	if cached != "" && w.meta.Ref == ref {
+		cond = w.meta.ETag
 	}
+	apiRef := ref
+	if apiRef == "" {
+		// Resolved once per worker, so a poll costs one conditional
+		// request, not two.
+		if w.defaultBranch == "" {
+			b, err := w.gh.DefaultBranch(ctx, w.spec.Owner, w.spec.Repo)
+			if err != nil {
+				return "", "", false, fmt.Errorf("finding the default branch of %s: %w", w.name, err)
+			}
+			w.defaultBranch = b
+		}
+		apiRef = w.defaultBranch
+	}
+	sha, etag, notModified, err := w.gh.Commit(ctx, w.spec.Owner, w.spec.Repo, apiRef, cond)
+	if err != nil {
+		var se *fetch.StatusError
+		if ref == "" && errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusUnprocessableEntity) {
+			w.defaultBranch = "" // renamed? ask again next time
+		}
+		return "", "", false, fmt.Errorf("resolving %s of %s: %w", refName(ref), w.name, err)
+	}
+	if notModified || sha == cached {
+		if !notModified && etag != w.meta.ETag {
+			m := w.meta
+			m.Ref, m.ETag, m.Pinned = ref, etag, w.pinned
+			w.writeMeta(owner, m)
+		}
+		w.done = w.pinned
+		return "", "", false, nil
+	}
+	return sha, etag, true, nil
+}
+
+// swapIn downloads and swaps in commit sha, records it in the sync
+// metadata and publishes SourceSynced unless ctx is done.
+func (w *ghWorker) swapIn(ctx context.Context, owner *os.Root, sha, etag string) error {
 	n, err := w.fetchAndSwap(ctx, owner, sha)
 	if err != nil {
 		return err
@@ -561,6 +590,7 @@ func (w *ghWorker) sync(ctx context.Context) error {
 	if err != nil {
 		w.log.Warn("cannot stamp the cached copy; changes to it will not be noticed", "error", err)
 	}
+	ref := w.spec.Ref
 	w.writeMeta(owner, ghSyncMeta{Ref: ref, SHA: sha, ETag: etag, Pinned: w.pinned, FetchedAt: time.Now().UTC(), Stamp: stamp})
 	w.done = w.pinned
 	w.p.mu.Lock()
