@@ -397,93 +397,128 @@ func splitList(vs ...string) []string {
 // origin is not allowlisted is left out with one warning saying which
 // variable to set (default-deny, reference §4, §5).
 func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Logger) []events.Source {
-	var out []events.Source
-	seen := map[string]bool{}
-	prefixes := map[string]bool{}
-	githubSeen := map[string]string{} // repository key → first source
+	l := &sourceList{cfg: cfg, home: home, cwd: cwd, log: log,
+		seen: map[string]bool{}, prefixes: map[string]bool{}, githubSeen: map[string]string{}}
 	for _, e := range entries {
-		src := events.Source{Location: e}
-		lower := strings.ToLower(e)
-		var key string
-		switch {
-		case isGitHubSource(e):
-			spec, err := ParseGitHubURL(e)
-			if err != nil {
-				log.Warn("GitHub source skipped: "+err.Error(), "source", e)
-				continue
-			}
-			if !slices.Contains(cfg.GitHub.AllowedOwners, strings.ToLower(spec.Owner)) {
-				log.Warn(fmt.Sprintf("Blocked: GitHub source %s: owner %q is not allowlisted; set GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS (or githubAllowedOrgs/githubAllowedUsers in %s) to serve it",
-					e, spec.Owner, cfg.ConfigPath), "source", e)
-				continue
-			}
-			if strings.EqualFold(filepath.Join(cfg.GitHub.CacheDir, spec.Owner), cfg.WellKnown.CacheDir) {
-				log.Warn("GitHub source skipped: its cache folder "+cfg.WellKnown.CacheDir+" is the publishers' cache (owner \"well-known\" under SKILLJACK_CACHE_DIR); unset SKILLJACK_CACHE_DIR to serve it", "source", e)
-				continue
-			}
-			src.Kind = events.SourceGitHub
-			src.GitHub = spec.ForEvent()
-			src.Prefix = skill.SanitizeSegment(spec.Prefix())
-			src.Root = filepath.Join(cfg.GitHub.CacheDir, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))
-			key = "github\x00" + spec.Key()
-			if first, dup := githubSeen[key]; dup {
-				log.Warn(fmt.Sprintf("GitHub source %s skipped: repository %s/%s is already the source %s (one source per repository: list a common parent folder as the subpath instead)",
-					e, spec.Owner, spec.Repo, first), "source", e)
-				continue
-			}
-			githubSeen[key] = e
-		case schemeRe.MatchString(lower) && !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://"):
-			log.Warn(fmt.Sprintf("source skipped: unsupported scheme in %s: a source is a folder, a GitHub repository or an https:// publisher", e), "source", e)
-			continue
-		case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
-			spec, err := ParseWellKnownURL(e, cfg.WellKnown.AllowHTTP)
-			if err != nil {
-				log.Warn("publisher source skipped: "+err.Error(), "source", e)
-				continue
-			}
-			if !slices.Contains(cfg.WellKnown.AllowedOrigins, spec.Origin) {
-				log.Warn(fmt.Sprintf("Blocked: publisher source %s: origin %s is not in WELL_KNOWN_ALLOWED_ORIGINS (or wellKnownAllowedOrigins in %s); add it to serve this publisher",
-					e, spec.Origin, cfg.ConfigPath), "source", e)
-				continue
-			}
-			src.Kind = events.SourceWellKnown
-			src.Publisher = spec.ForEvent()
-			src.Prefix = spec.Prefix
-			src.Root = filepath.Join(cfg.WellKnown.CacheDir, spec.Key, "skills")
-			key = "well-known\x00" + spec.Origin + spec.PathPrefix
-		default:
-			src.Kind = events.SourceLocal
-			src.Root = resolvePath(e, home, cwd)
-			src.Prefix = filepath.Base(src.Root)
-			if src.Prefix == string(filepath.Separator) || src.Prefix == "." || src.Prefix == "" {
-				src.Prefix = "root"
-			}
-			key = "local\x00" + src.Root
-		}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		// A missing or unusable local root is reported by the scan of it
-		// (one diagnostic, logged by the catalog builder and listed by
-		// Validate), not here as well.
-		if prefixes[src.Prefix] {
-			base := src.Prefix
-			n := 2
-			for prefixes[base+"-"+strconv.Itoa(n)] {
-				n++
-			}
-			src.Prefix = base + "-" + strconv.Itoa(n)
-			log.Warn("two sources with the same prefix: disambiguated, never shadowed silently",
-				"source", e, "prefix", base, "new_prefix", src.Prefix)
-		}
-		prefixes[src.Prefix] = true
-		src.ID = strconv.Itoa(len(out))
-		out = append(out, src)
+		l.add(e)
 	}
-	return append(out, events.Source{
+	return append(l.out, events.Source{
 		ID: BundledSourceID, Kind: events.SourceBundled, Location: BundledSourceID, Root: ".",
 	})
+}
+
+// sourceList is the source list [buildSources] is making.
+type sourceList struct {
+	cfg       *Config
+	home, cwd string
+	log       *slog.Logger
+
+	out        []events.Source
+	seen       map[string]bool   // source key → listed
+	prefixes   map[string]bool   // prefixes taken
+	githubSeen map[string]string // repository key → first source
+}
+
+// add appends the source of entry e, unless it is unusable, blocked or a
+// duplicate (each but the last with a warning), with a prefix made unique.
+func (l *sourceList) add(e string) {
+	var (
+		src events.Source
+		key string
+		ok  bool
+	)
+	lower := strings.ToLower(e)
+	switch {
+	case isGitHubSource(e):
+		src, key, ok = l.gitHub(e)
+	case schemeRe.MatchString(lower) && !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://"):
+		l.log.Warn(fmt.Sprintf("source skipped: unsupported scheme in %s: a source is a folder, a GitHub repository or an https:// publisher", e), "source", e)
+	case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
+		src, key, ok = l.wellKnown(e)
+	default:
+		src, key, ok = l.local(e)
+	}
+	if !ok || l.seen[key] {
+		return
+	}
+	l.seen[key] = true
+	// A missing or unusable local root is reported by the scan of it (one
+	// diagnostic, logged by the catalog builder and listed by Validate),
+	// not here as well.
+	if l.prefixes[src.Prefix] {
+		base := src.Prefix
+		n := 2
+		for l.prefixes[base+"-"+strconv.Itoa(n)] {
+			n++
+		}
+		src.Prefix = base + "-" + strconv.Itoa(n)
+		l.log.Warn("two sources with the same prefix: disambiguated, never shadowed silently",
+			"source", e, "prefix", base, "new_prefix", src.Prefix)
+	}
+	l.prefixes[src.Prefix] = true
+	src.ID = strconv.Itoa(len(l.out))
+	l.out = append(l.out, src)
+}
+
+// gitHub returns the source of the GitHub entry e and its key; ok is false
+// (with a warning) when e does not parse, its owner is not allowlisted,
+// its cache folder is the publishers' or its repository is already listed.
+func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
+	cfg, log := l.cfg, l.log
+	spec, err := ParseGitHubURL(e)
+	if err != nil {
+		log.Warn("GitHub source skipped: "+err.Error(), "source", e)
+		return src, "", false
+	}
+	if !slices.Contains(cfg.GitHub.AllowedOwners, strings.ToLower(spec.Owner)) {
+		log.Warn(fmt.Sprintf("Blocked: GitHub source %s: owner %q is not allowlisted; set GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS (or githubAllowedOrgs/githubAllowedUsers in %s) to serve it",
+			e, spec.Owner, cfg.ConfigPath), "source", e)
+		return src, "", false
+	}
+	if strings.EqualFold(filepath.Join(cfg.GitHub.CacheDir, spec.Owner), cfg.WellKnown.CacheDir) {
+		log.Warn("GitHub source skipped: its cache folder "+cfg.WellKnown.CacheDir+" is the publishers' cache (owner \"well-known\" under SKILLJACK_CACHE_DIR); unset SKILLJACK_CACHE_DIR to serve it", "source", e)
+		return src, "", false
+	}
+	src = events.Source{Location: e, Kind: events.SourceGitHub, GitHub: spec.ForEvent(), Prefix: skill.SanitizeSegment(spec.Prefix()),
+		Root: filepath.Join(cfg.GitHub.CacheDir, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))}
+	key = "github\x00" + spec.Key()
+	if first, dup := l.githubSeen[key]; dup {
+		log.Warn(fmt.Sprintf("GitHub source %s skipped: repository %s/%s is already the source %s (one source per repository: list a common parent folder as the subpath instead)",
+			e, spec.Owner, spec.Repo, first), "source", e)
+		return src, "", false
+	}
+	l.githubSeen[key] = e
+	return src, key, true
+}
+
+// wellKnown returns the source of the publisher entry e and its key; ok is
+// false (with a warning) when e does not parse or its origin is not
+// allowlisted.
+func (l *sourceList) wellKnown(e string) (src events.Source, key string, ok bool) {
+	cfg := l.cfg
+	spec, err := ParseWellKnownURL(e, cfg.WellKnown.AllowHTTP)
+	if err != nil {
+		l.log.Warn("publisher source skipped: "+err.Error(), "source", e)
+		return src, "", false
+	}
+	if !slices.Contains(cfg.WellKnown.AllowedOrigins, spec.Origin) {
+		l.log.Warn(fmt.Sprintf("Blocked: publisher source %s: origin %s is not in WELL_KNOWN_ALLOWED_ORIGINS (or wellKnownAllowedOrigins in %s); add it to serve this publisher",
+			e, spec.Origin, cfg.ConfigPath), "source", e)
+		return src, "", false
+	}
+	src = events.Source{Location: e, Kind: events.SourceWellKnown, Publisher: spec.ForEvent(), Prefix: spec.Prefix,
+		Root: filepath.Join(cfg.WellKnown.CacheDir, spec.Key, "skills")}
+	return src, "well-known\x00" + spec.Origin + spec.PathPrefix, true
+}
+
+// local returns the source of the folder entry e and its key.
+func (l *sourceList) local(e string) (src events.Source, key string, ok bool) {
+	src = events.Source{Location: e, Kind: events.SourceLocal, Root: resolvePath(e, l.home, l.cwd)}
+	src.Prefix = filepath.Base(src.Root)
+	if src.Prefix == string(filepath.Separator) || src.Prefix == "." || src.Prefix == "" {
+		src.Prefix = "root"
+	}
+	return src, "local\x00" + src.Root, true
 }
 
 // schemeRe matches an entry that starts with a URL scheme ("ftp://").

@@ -611,12 +611,7 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 	}
 	defer c.close()
 	w.removeStale(c, log)
-	meta := remote.ReadJSON[wkMeta](c.pub, ".index-meta.json")
-	cached := remote.ReadJSON[wkCacheIndex](c.pub, "index.json")
-	if cached.Skills == nil {
-		cached.Skills = map[string]wkCached{}
-	}
-	w.cachedSkills = len(cached.Skills)
+	meta, cached := w.readCache(c)
 	idx, err := w.fetchIndex(ctx, log, meta, cached)
 	if err != nil {
 		return nil, err
@@ -659,6 +654,24 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	return w.finish(c, log, idx, cached, next, out, freshRoot)
+}
+
+// readCache reads the publisher folder's index validators and cache index.
+func (w *wkWorker) readCache(c *wkCache) (wkMeta, wkCacheIndex) {
+	meta := remote.ReadJSON[wkMeta](c.pub, ".index-meta.json")
+	cached := remote.ReadJSON[wkCacheIndex](c.pub, "index.json")
+	if cached.Skills == nil {
+		cached.Skills = map[string]wkCached{}
+	}
+	w.cachedSkills = len(cached.Skills)
+	return meta, cached
+}
+
+// finish ends a sync whose entries were all processed: it prunes the
+// skills the index dropped, writes the cache index and the validators,
+// and returns what changed (nil when nothing did).
+func (w *wkWorker) finish(c *wkCache, log *slog.Logger, idx *wkIndexResult, cached, next wkCacheIndex, out *events.SourceSynced, freshRoot bool) (*events.SourceSynced, error) {
 	w.prune(c, log, cached, next, out)
 	// The cache index last, so a crash leaves the old one (reference §5).
 	if err := remote.WriteJSONAtomic(c.pub, "index.json", next); err != nil {
@@ -667,7 +680,7 @@ func (w *wkWorker) syncOnce(ctx context.Context, log *slog.Logger, emit func(*ev
 	w.cachedSkills = len(next.Skills)
 	// Validators only after a complete sync: a skill that failed is tried
 	// again at the next poll instead of being hidden behind a 304.
-	m := wkMeta{Digest: revision, URL: idx.resp.URL.String(), FetchedAt: next.FetchedAt, Legacy: idx.legacy}
+	m := wkMeta{Digest: idx.revision, URL: idx.resp.URL.String(), FetchedAt: next.FetchedAt, Legacy: idx.legacy}
 	if len(out.Errors) == 0 {
 		m.Validators = idx.validators
 	}
@@ -906,6 +919,20 @@ func escapePath(p string) string {
 // or unknown (WKAS-R05: warn and do not process), skills missing or not an
 // array.
 func parseWellKnownIndex(body []byte, legacy bool, log *slog.Logger) ([]wkEntry, bool, error) {
+	items, v01, err := indexItems(body, legacy, log)
+	if err != nil {
+		return nil, v01, err
+	}
+	p := indexParser{v01: v01, log: log, seen: map[string]bool{}}
+	for i, item := range items {
+		p.entry(i, item)
+	}
+	return p.out, v01, nil
+}
+
+// indexItems checks the index document's $schema and returns its skills
+// array and whether it is read as v0.1 ([parseWellKnownIndex]).
+func indexItems(body []byte, legacy bool, log *slog.Logger) ([]json.RawMessage, bool, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(body, &doc); err != nil || doc == nil {
 		return nil, false, fmt.Errorf("not a JSON object: %v", err)
@@ -932,72 +959,90 @@ func parseWellKnownIndex(body []byte, legacy bool, log *slog.Logger) ([]wkEntry,
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, v01, errors.New("skills is not an array")
 	}
-	var out []wkEntry
-	seen := map[string]bool{}
-	for i, item := range items {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(item, &m) != nil || m == nil {
-			log.Warn(fmt.Sprintf("index entry %d skipped: not an object", i))
-			continue
-		}
-		str := func(k string) (string, bool) {
-			var s string
-			v, ok := m[k]
-			return s, ok && json.Unmarshal(v, &s) == nil
-		}
-		name, _ := str("name")
-		skip := func(why string) {
-			log.Warn(fmt.Sprintf("index entry %q skipped: %s", name, why), "skill", name)
-			if wkNameRe.MatchString(name) && !seen[name] {
-				seen[name] = true
-				out = append(out, wkEntry{name: name})
-			}
-		}
-		if !wkNameRe.MatchString(name) {
-			skip("name must be 1-64 characters of a-z, 0-9 and single inner hyphens (WKAS-R08)")
-			continue
-		}
-		if seen[name] {
-			log.Warn(fmt.Sprintf("index entry %q skipped: the name appears twice; the first entry wins", name), "skill", name)
-			continue
-		}
-		if desc, ok := str("description"); !ok || strings.TrimSpace(desc) == "" {
-			skip("description is missing or not a string (WKAS-R07)")
-			continue
-		} else if n := len([]rune(desc)); n > 1024 {
-			skip(fmt.Sprintf("description is %d characters, over 1024 (WKAS-R10)", n))
-			continue
-		}
-		if v01 {
-			var files []string
-			if v, ok := m["files"]; !ok || json.Unmarshal(v, &files) != nil {
-				skip("files is missing or not a list of strings (WKAS-R32)")
-				continue
-			}
-			if why := checkV01Files(files); why != "" {
-				skip(why)
-				continue
-			}
-			seen[name] = true
-			out = append(out, wkEntry{name: name, typ: wkTypeFiles, files: files})
-			continue
-		}
-		typ, _ := str("type")
-		u, okURL := str("url")
-		d, okDigest := str("digest")
-		switch {
-		case typ != wkTypeSkillMD && typ != wkTypeArchive:
-			skip(fmt.Sprintf("unknown type %q (WKAS-R09)", typ))
-		case !okURL || u == "":
-			skip("url is missing (WKAS-R07)")
-		case !okDigest || !fetch.ValidDigest(d):
-			skip(fmt.Sprintf("malformed digest %q: want sha256: and 64 lowercase hex digits (WKAS-R12)", d))
-		default:
-			seen[name] = true
-			out = append(out, wkEntry{name: name, typ: typ, url: u, digest: d})
-		}
+	return items, v01, nil
+}
+
+// indexParser collects the entries of one index ([parseWellKnownIndex]).
+type indexParser struct {
+	v01  bool
+	log  *slog.Logger
+	seen map[string]bool // names returned so far
+	out  []wkEntry
+}
+
+// skip logs why the entry name is skipped and, when the name is usable,
+// returns it with no type so that its cached copy is kept.
+func (p *indexParser) skip(name, why string) {
+	p.log.Warn(fmt.Sprintf("index entry %q skipped: %s", name, why), "skill", name)
+	if wkNameRe.MatchString(name) && !p.seen[name] {
+		p.seen[name] = true
+		p.out = append(p.out, wkEntry{name: name})
 	}
-	return out, v01, nil
+}
+
+// stringField returns the string at key k of m and whether it is one.
+func stringField(m map[string]json.RawMessage, k string) (string, bool) {
+	var s string
+	v, ok := m[k]
+	return s, ok && json.Unmarshal(v, &s) == nil
+}
+
+// entry checks item, the i-th entry of the skills array.
+func (p *indexParser) entry(i int, item json.RawMessage) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(item, &m) != nil || m == nil {
+		p.log.Warn(fmt.Sprintf("index entry %d skipped: not an object", i))
+		return
+	}
+	name, _ := stringField(m, "name")
+	if !wkNameRe.MatchString(name) {
+		p.skip(name, "name must be 1-64 characters of a-z, 0-9 and single inner hyphens (WKAS-R08)")
+		return
+	}
+	if p.seen[name] {
+		p.log.Warn(fmt.Sprintf("index entry %q skipped: the name appears twice; the first entry wins", name), "skill", name)
+		return
+	}
+	if desc, ok := stringField(m, "description"); !ok || strings.TrimSpace(desc) == "" {
+		p.skip(name, "description is missing or not a string (WKAS-R07)")
+		return
+	} else if n := len([]rune(desc)); n > 1024 {
+		p.skip(name, fmt.Sprintf("description is %d characters, over 1024 (WKAS-R10)", n))
+		return
+	}
+	if p.v01 {
+		p.entryV01(name, m)
+		return
+	}
+	typ, _ := stringField(m, "type")
+	u, okURL := stringField(m, "url")
+	d, okDigest := stringField(m, "digest")
+	switch {
+	case typ != wkTypeSkillMD && typ != wkTypeArchive:
+		p.skip(name, fmt.Sprintf("unknown type %q (WKAS-R09)", typ))
+	case !okURL || u == "":
+		p.skip(name, "url is missing (WKAS-R07)")
+	case !okDigest || !fetch.ValidDigest(d):
+		p.skip(name, fmt.Sprintf("malformed digest %q: want sha256: and 64 lowercase hex digits (WKAS-R12)", d))
+	default:
+		p.seen[name] = true
+		p.out = append(p.out, wkEntry{name: name, typ: typ, url: u, digest: d})
+	}
+}
+
+// entryV01 checks the files list of the v0.1 entry name (WKAS-R32).
+func (p *indexParser) entryV01(name string, m map[string]json.RawMessage) {
+	var files []string
+	if v, ok := m["files"]; !ok || json.Unmarshal(v, &files) != nil {
+		p.skip(name, "files is missing or not a list of strings (WKAS-R32)")
+		return
+	}
+	if why := checkV01Files(files); why != "" {
+		p.skip(name, why)
+		return
+	}
+	p.seen[name] = true
+	p.out = append(p.out, wkEntry{name: name, typ: wkTypeFiles, files: files})
 }
 
 // checkV01Files applies WKAS-R32 to a v0.1 files list; "" when it is fine.
