@@ -10,8 +10,8 @@
 // (github.com/owner/repo[/subpath][@ref]) or a publisher URL
 // (https://host/.well-known/agent-skills/).
 //
-// It is wiring only: it calls [actors.Load] for the configuration (every
-// flag, variable and config-file key is a row of [actors.SettingsTable]),
+// It is wiring only: it calls [config.Load] for the configuration (every
+// flag, variable and config-file key is a row of [config.SettingsTable]),
 // builds the stderr logger and the bus, subscribes every inbox, starts the
 // actors (config, watcher, remote fetchers, hasher, catalog builder,
 // notifier) and the MCP facade in one errgroup with the chosen transport,
@@ -39,6 +39,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
@@ -64,7 +65,7 @@ func main() {
 var errDone = errors.New("stdio session ended")
 
 // usageFormat is the --help text; %s is the flags part, generated from
-// the settings table by [actors.FlagsUsage].
+// the settings table by [config.FlagsUsage].
 const usageFormat = `skilljack-mcp serves Agent Skills to MCP clients over stdio or HTTP.
 
 Usage:
@@ -83,8 +84,8 @@ See README.md for every environment variable and the config file.
 
 // run is the whole program; main only maps its error to the exit code.
 func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, getenv func(string) string) error {
-	loadOpts := actors.LoadOptions{Args: args, Getenv: getenv, Home: getenv("HOME")}
-	set, warnings, err := actors.Load(loadOpts)
+	loadOpts := config.LoadOptions{Args: args, Getenv: getenv, Home: getenv("HOME")}
+	set, warnings, err := config.Load(loadOpts)
 	if err != nil {
 		return fmt.Errorf("loading configuration: %w", err)
 	}
@@ -92,7 +93,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	// so they go to stdout like any other command's.
 	switch {
 	case set.Help:
-		fmt.Fprintf(stdout, usageFormat, actors.FlagsUsage())
+		fmt.Fprintf(stdout, usageFormat, config.FlagsUsage())
 		return nil
 	case set.Version:
 		fmt.Fprintln(stdout, "skilljack-mcp", buildVersion())
@@ -108,8 +109,8 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	}
 	// The config file is watched and config commands applied while
 	// running: each change works the configuration out again as here.
-	reload := func() (actors.Config, error) {
-		s, warnings, err := actors.Load(loadOpts)
+	reload := func() (config.Config, error) {
+		s, warnings, err := config.Load(loadOpts)
 		for _, w := range warnings {
 			clog.Warn(w.Message, w.Args...)
 		}
@@ -120,7 +121,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 
 // serve runs the bus, the actors, the facade and the chosen transport
 // until ctx is done, the stdio client goes away or one of them fails.
-func serve(ctx context.Context, set actors.Settings, reload func() (actors.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger) error {
+func serve(ctx context.Context, set config.Settings, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger) error {
 	bus := events.NewBus(log)
 	defer bus.Close()
 	pub, closeTrace, err := tracePublisher(bus, set.Trace)
@@ -198,7 +199,7 @@ func tracePublisher(bus message.Publisher, path string) (message.Publisher, func
 
 // serveStdio serves one MCP session over stdin/stdout once the first
 // catalog is in; it returns errDone when the client went away.
-func serveStdio(ctx context.Context, facade *mcpface.Facade, set actors.Settings, stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger) error {
+func serveStdio(ctx context.Context, facade *mcpface.Facade, set config.Settings, stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger) error {
 	srv, err := facade.Server(ctx)
 	if err != nil {
 		return nil // cancelled before the first catalog
@@ -213,7 +214,7 @@ func serveStdio(ctx context.Context, facade *mcpface.Facade, set actors.Settings
 
 // logStart writes the one startup line: how many skills from where, the
 // effective configuration, and how to connect.
-func logStart(log *slog.Logger, cat *events.Catalog, set actors.Settings, transport, connect string) {
+func logStart(log *slog.Logger, cat *events.Catalog, set config.Settings, transport, connect string) {
 	n := 0
 	if cat != nil {
 		n = len(cat.Skills)
@@ -248,7 +249,7 @@ const (
 // serveHTTP serves the stateless Streamable HTTP transport until ctx is
 // done, then shuts down gracefully: the listener closes at once and
 // in-flight requests get httpShutdownGrace to finish.
-func serveHTTP(ctx context.Context, facade *mcpface.Facade, set actors.Settings, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, facade *mcpface.Facade, set config.Settings, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort(set.HTTPHost, strconv.Itoa(set.HTTPPort)))
 	if err != nil {
 		return fmt.Errorf("listening for HTTP: %w", err)
@@ -308,7 +309,7 @@ func isLoopbackHost(host string) bool {
 // validate scans every source once and prints one line per finding to out.
 // It returns an error when no skill folder was given, when a local source
 // does not exist, or when some skill was skipped.
-func validate(ctx context.Context, set actors.Settings, out io.Writer, log *slog.Logger) error {
+func validate(ctx context.Context, set config.Settings, out io.Writer, log *slog.Logger) error {
 	cfg := set.Config
 	var missing []string
 	given := 0

@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
-	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 )
 
 // The two protocol eras: 2025-11-25 connects with initialize, 2026-07-28
@@ -232,7 +232,7 @@ func TestRunHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range actors.SettingsTable() {
+	for _, s := range config.SettingsTable() {
 		if s.Flag != "" && !strings.Contains(out.String(), s.Flag) {
 			t.Errorf("--help lacks %s:\n%s", s.Flag, out.String())
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -22,8 +23,8 @@ func TestPipelineConfigCommands(t *testing.T) {
 	home := t.TempDir()
 	lib := filepath.Join(t.TempDir(), "lib")
 	writeTree(t, lib, map[string]string{"x/SKILL.md": skillMD("x", "X.")})
-	opts := actors.ConfigOptions{Home: home, Cwd: home, Getenv: func(string) string { return "" }}
-	cfg, err := actors.LoadConfig(opts)
+	opts := config.ResolveOptions{Home: home, Cwd: home, Getenv: func(string) string { return "" }}
+	cfg, err := config.Resolve(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestPipelineConfigCommands(t *testing.T) {
 	}
 	p, err := actors.NewPipeline(ctx, bus, bus, cfg, &actors.PipelineOptions{
 		Bundled: actors.Bundled(),
-		Reload:  func() (actors.Config, error) { return actors.LoadConfig(opts) },
+		Reload:  func() (config.Config, error) { return config.Resolve(opts) },
 	})
 	if err != nil {
 		t.Fatal(err)

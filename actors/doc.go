@@ -6,8 +6,14 @@
 //
 // # Layout
 //
-// Each actor has a package of its own below actors/:
+// This package is the wiring only. Each actor has a package of its own
+// below actors/:
 //
+//   - config: the one owner of the configuration: the settings table of
+//     every flag, environment variable and config-file key
+//     ([config.Load], [config.Resolve]), and the config actor, which
+//     watches ~/.skilljack/config.json, applies config.command events and
+//     publishes sources.configured and overrides.changed;
 //   - watch: watches every local source root (rjeczalik/notify, imported
 //     nowhere else) and publishes debounced files.changed events, plus a
 //     periodic rescan;
@@ -20,16 +26,19 @@
 //   - notifier: turns catalog versions into resource update notices,
 //     debounced per URI ([notifier.DefaultDebounce]): the one component
 //     that decides which resources (skill://index.json included) clients
-//     hear changed, and which went with their skill.
+//     hear changed, and which went with their skill;
+//   - remote/wellknown and remote/github: the publisher fetcher and the
+//     GitHub poller, which keep the cache folders of remote sources in
+//     sync and publish source.synced; both also obey sync.requested.
 //
-// actors/skill holds the pure rules several of them share (frontmatter,
-// names, skill paths and URIs, discovery predicates, containment, the one
-// file opener). An actor package imports events, fetch, archive,
+// Two packages hold no actor: actors/skill, the pure rules several actors
+// share (frontmatter, names, skill paths and URIs, discovery predicates,
+// containment, the one file opener), and actors/remote, the cache plumbing
+// both fetchers share (folder claims and swaps, atomic writes, tree stamps,
+// crash-leftover cleanup). An actor package imports events, fetch, archive,
 // actors/skill, actors/remote and actors/config's types, never another
-// actor package; imports_test.go checks it. The configuration, the remote
-// fetchers and their cache plumbing still live in this package (config.go,
-// remote.go, wellknown.go, ghpoller.go) until they move to actors/config,
-// actors/remote, actors/remote/wellknown and actors/remote/github.
+// actor package; actors/skill and actors/remote import no actor package;
+// imports_test.go checks it.
 //
 // # One actor shape
 //

@@ -2,28 +2,9 @@ package actors
 
 import (
 	"bytes"
-	"log/slog"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
-
-// IndexEntry is one entry [ParseIndex] returns: Type "" marks an entry
-// skipped with a usable name.
-type IndexEntry struct{ Name, Type, URL, Digest string }
-
-// ParseIndex exposes the publisher index validation to tests.
-func ParseIndex(body []byte, legacy bool, log *slog.Logger) ([]IndexEntry, bool, error) {
-	es, v01, err := parseWellKnownIndex(body, legacy, log)
-	var out []IndexEntry
-	for _, e := range es {
-		out = append(out, IndexEntry{e.name, e.typ, e.url, e.digest})
-	}
-	return out, v01, err
-}
-
-// Lchtimes sets the modification time of a link itself (tests age crash
-// leftovers that are links); errors.ErrUnsupported where it cannot.
-var Lchtimes = lchtimes
 
 // DiffCatalogs lists the SKILL.md URIs added to, removed from and changed
 // between prev (nil: nothing before) and next. The builder published these

@@ -14,6 +14,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -133,4 +134,9 @@ func decodeCatalog(prev *events.Catalog, m *message.Message) (catalogDiff, error
 
 func localSource(root string) events.Source {
 	return events.Source{ID: "0", Kind: events.SourceLocal, Location: root, Root: root, Prefix: filepath.Base(root)}
+}
+
+// bundledSource is the bundled source as the configuration lists it.
+func bundledSource() events.Source {
+	return events.Source{ID: config.BundledSourceID, Kind: events.SourceBundled, Location: "bundled", Root: "."}
 }

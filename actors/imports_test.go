@@ -25,16 +25,15 @@ var (
 	}
 	// shared are what an actor package may import of this module.
 	shared = []string{"events", "fetch", "archive", "actors/skill", "actors/remote", "actors/config"}
-	// wiring may import every actor package: it builds and runs them.
-	// The not-yet-split actors root still holds the configuration and the
-	// remote fetchers (issue 11 stage 2); once they move, it imports only
-	// what NewPipeline, Run and Validate need.
+	// wiring may import every actor package: it builds and runs them. The
+	// actors root holds only NewPipeline, Run, Validate and Bundled; main
+	// (".") loads the configuration and starts the pipeline and the facade.
 	wiring = []string{"actors", "."}
 	// allowedExtra lists, per package, imports of this module allowed on
 	// top of its role. Tighten by deleting entries.
 	allowedExtra = map[string][]string{
 		"actors/skill":  {"events"},
-		"actors/remote": {"events", "fetch", "archive", "actors/skill", "actors/config"},
+		"actors/remote": {"events", "fetch", "archive", "actors/skill"},
 		"mcpface":       {"events", "actors/skill"},
 	}
 )
@@ -43,6 +42,7 @@ var (
 var exclusive = map[string]string{
 	"github.com/modelcontextprotocol/go-sdk": "mcpface",
 	"github.com/rjeczalik/notify":            "actors/watch",
+	"golang.org/x/sys/unix":                  "actors/watch", // the inotify backend (Linux)
 }
 
 // TestImportRules checks the import graph of the module's non-test code
@@ -176,6 +176,19 @@ func TestImportRuleCases(t *testing.T) {
 		{"actors/hasher", "github.com/rjeczalik/notify", false},
 		{"actors/watch", "github.com/rjeczalik/notify", true},
 		{"actors", module + "/actors/hasher", true},
+		{"actors", module + "/actors/remote/github", true},
+		{"actors/remote", module + "/actors/config", false},
+		{"actors/remote", module + "/actors/remote/wellknown", false},
+		{"actors/remote", module + "/actors/skill", true},
+		{"actors/skill", module + "/actors/config", false},
+		{"actors/skill", module + "/actors/remote", false},
+		{"actors/config", module + "/actors/hasher", false},
+		{"actors/config", module + "/actors/skill", true},
+		{"actors/hasher", module + "/actors/config", true},
+		{"actors/remote/github", module + "/actors/remote", true},
+		{"actors/remote/github", module + "/actors/config", true},
+		{"actors/remote/wellknown", module + "/actors/remote/github", false},
+		{"mcpface", module + "/actors/config", false},
 	}
 	for _, tc := range tests {
 		why := importRule(tc.pkg, tc.imp)

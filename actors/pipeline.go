@@ -6,15 +6,17 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
+	"github.com/skilljack/skilljack-mcp/actors/remote/github"
+	"github.com/skilljack/skilljack-mcp/actors/remote/wellknown"
 	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -43,12 +45,12 @@ type PipelineOptions struct {
 	// request, doubled per retry; 0 means 1 s. Tests shorten it.
 	RetryBackoff time.Duration
 	// Reload works the configuration out again as at the start (main:
-	// [LoadConfig] with the start's options). Set, the config actor
+	// [config.Resolve] with the start's options). Set, the config actor
 	// watches the config file and applies config commands while running
-	// ([ConfigActor]); nil, the first configuration is the only one.
-	Reload func() (Config, error)
+	// ([config.Actor]); nil, the first configuration is the only one.
+	Reload func() (config.Config, error)
 	// ConfigPoll is the config actor's poll interval; 0 means
-	// [DefaultConfigPoll].
+	// [config.DefaultPoll].
 	ConfigPoll time.Duration
 	// MaxFileSize and MaxSkillMDSize are the hasher's size caps
 	// ([hasher.Options]); 0 means [hasher.DefaultMaxFileSize] and
@@ -59,13 +61,13 @@ type PipelineOptions struct {
 // Pipeline is the skill pipeline of [events.NewBus]: config → watcher →
 // hasher → catalog builder → notifier, every inbox subscribed. The MCP
 // facade is not part of it: main subscribes the facade's inboxes next to it.
+//
+// Every actor exists from the start: the remote fetchers idle while the
+// configuration has no source of their kind, so that a later configuration
+// adding one is served. The pipeline exports no actor: a command, such as
+// "sync now", is an event on the bus ([events.SyncRequested]).
 type Pipeline struct {
 	runners []runner
-	// WellKnown and GitHub are the remote fetchers. Both exist from the
-	// start, idle while the configuration has no source of their kind, so
-	// that a later configuration adding one is served.
-	WellKnown *WellKnownFetcher
-	GitHub    *GitHubPoller
 }
 
 type runner interface{ Run(context.Context) error }
@@ -76,7 +78,7 @@ type runner interface{ Run(context.Context) error }
 // (the bus itself, or a [events.TracePublisher] around it). Subscribe every
 // other inbox (the facade's) before calling Run: the bus is not persistent.
 // It returns the first subscription error.
-func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publisher, cfg Config, opts *PipelineOptions) (*Pipeline, error) {
+func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publisher, cfg config.Config, opts *PipelineOptions) (*Pipeline, error) {
 	var o PipelineOptions
 	if opts != nil {
 		o = *opts
@@ -93,8 +95,8 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	hasherIn := inbox(events.TopicSourcesConfigured)
 	hasherChanges := inbox(events.TopicFilesChanged)
 	hasherSynced := inbox(events.TopicSourceSynced)
-	wkIn := inbox(events.TopicSourcesConfigured)
-	ghIn := inbox(events.TopicSourcesConfigured)
+	wkIn := wellknown.Inboxes{Configured: inbox(events.TopicSourcesConfigured), SyncRequested: inbox(events.TopicSyncRequested)}
+	ghIn := github.Inboxes{Configured: inbox(events.TopicSourcesConfigured), SyncRequested: inbox(events.TopicSyncRequested)}
 	commands := inbox(events.TopicConfigCommand)
 	catalogIn := catalog.Inboxes{
 		Configured: inbox(events.TopicSourcesConfigured),
@@ -121,18 +123,14 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog")}),
 		notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)
-	p.WellKnown = NewWellKnownFetcher(wkIn, pub, &WellKnownOptions{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")})
-	p.GitHub = NewGitHubPoller(ghIn, pub, &GitHubPollerOptions{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")})
-	p.runners = append(p.runners, p.WellKnown, p.GitHub)
+	p.runners = append(p.runners,
+		wellknown.New(wkIn, pub, &wellknown.Options{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")}),
+		github.New(ghIn, pub, &github.Options{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")}),
+	)
 	// The config actor publishes; every other actor is subscribed by now.
-	p.runners = append(p.runners, NewLiveConfigActor(cfg, pub, &ConfigActorOptions{
-		Commands: commands, Reload: o.Reload, Poll: o.ConfigPoll, Logger: log.With("actor", "config")}))
+	p.runners = append(p.runners, config.New(config.Inboxes{Commands: commands}, pub, &config.Options{
+		Config: cfg, Reload: o.Reload, Poll: o.ConfigPoll, Logger: log.With("actor", "config")}))
 	return p, nil
-}
-
-// hasKind reports whether cfg has a source of kind k.
-func hasKind(cfg Config, k events.SourceKind) bool {
-	return slices.ContainsFunc(cfg.Sources, func(s events.Source) bool { return s.Kind == k })
 }
 
 // Run runs every actor until ctx is done and returns once all of them have
@@ -143,4 +141,12 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		g.Go(func() error { return r.Run(gctx) })
 	}
 	return g.Wait()
+}
+
+// ensureLogger returns log, or a logger that discards everything when nil.
+func ensureLogger(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return log
 }

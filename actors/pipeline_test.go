@@ -13,6 +13,7 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
 	"github.com/skilljack/skilljack-mcp/events"
@@ -28,7 +29,7 @@ func TestPipeline(t *testing.T) {
 		"acme/refunds/SKILL.md":   skillMD("refunds", "Handle a refund."),
 	})
 	f := false
-	cfg := actors.Config{
+	cfg := config.Config{
 		Sources:   []events.Source{localSource(root), bundledSource()},
 		Overrides: map[string]events.Override{"skills__ok": {User: &f}},
 	}
@@ -53,7 +54,7 @@ func TestPipeline(t *testing.T) {
 		out := sub(events.TopicCatalogChanged)
 
 		runners := []interface{ Run(context.Context) error }{
-			actors.NewConfigActor(cfg, bus, log),
+			config.New(config.Inboxes{}, bus, &config.Options{Config: cfg, Logger: log}),
 			hasher.New(hasher.Inboxes{Configured: hasherIn}, bus, &hasher.Options{Bundled: actors.Bundled(), Logger: log}),
 			catalog.New(in, bus, &catalog.Options{Logger: log}),
 			notifier.New(notifier.Inboxes{Catalog: notifierIn}, bus, &notifier.Options{Logger: log}),
@@ -114,7 +115,7 @@ func TestActorsStopOnCancel(t *testing.T) {
 		pub := newRecordingPublisher()
 		ch := func() chan *message.Message { return make(chan *message.Message) }
 		runners := map[string]interface{ Run(context.Context) error }{
-			"config":   actors.NewConfigActor(actors.Config{Sources: []events.Source{bundledSource()}}, pub, nil),
+			"config":   config.New(config.Inboxes{}, pub, &config.Options{Config: config.Config{Sources: []events.Source{bundledSource()}}}),
 			"hasher":   hasher.New(hasher.Inboxes{Configured: ch()}, pub, nil),
 			"catalog":  catalog.New(catalog.Inboxes{Configured: ch(), Scanned: ch(), Overrides: ch()}, pub, nil),
 			"notifier": notifier.New(notifier.Inboxes{Catalog: ch()}, pub, nil),
@@ -169,7 +170,7 @@ func TestPipelineLiveRefresh(t *testing.T) {
 		catalogs := sub(events.TopicCatalogChanged)
 		updates := sub(events.TopicResourcesUpdated)
 		runners := []interface{ Run(context.Context) error }{
-			actors.NewConfigActor(actors.Config{Sources: []events.Source{src}}, bus, nil),
+			config.New(config.Inboxes{}, bus, &config.Options{Config: config.Config{Sources: []events.Source{src}}}),
 			hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges}, bus, nil),
 			catalog.New(in, bus, nil),
 			notifier.New(notifier.Inboxes{Catalog: notifierIn}, bus, nil),

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -17,7 +18,7 @@ import (
 // cached copy yet adds one warning. opts may be nil; its Logger receives the
 // scan's log lines. It blocks until done and returns an error only when ctx
 // is done.
-func Validate(ctx context.Context, cfg Config, opts *hasher.Options) (*events.Catalog, error) {
+func Validate(ctx context.Context, cfg config.Config, opts *hasher.Options) (*events.Catalog, error) {
 	scans := map[string]events.SourceScanned{}
 	var remote []events.Diagnostic
 	for _, src := range cfg.Sources {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -22,7 +23,7 @@ func TestValidate(t *testing.T) {
 		"no-frontmatter/SKILL.md": "# No frontmatter here\n",
 		"dogfood/SKILL.md":        "---\ndescription: Rebuild.\n---\n",
 	})
-	cfg := actors.Config{Sources: []events.Source{
+	cfg := config.Config{Sources: []events.Source{
 		localSource(root),
 		{ID: "1", Kind: events.SourceGitHub, Location: "github.com/a/b", Root: filepath.Join(root, "..", "cache", "a", "b"), Prefix: "a-b"},
 		bundledSource(),
@@ -71,7 +72,7 @@ func TestValidateMissingSourceOnce(t *testing.T) {
 	home := t.TempDir()
 	missing := filepath.Join(home, "nonexistent-dir")
 	log, buf := captureLogger()
-	cfg, err := actors.LoadConfig(actors.ConfigOptions{Args: []string{missing}, Home: home, Cwd: home,
+	cfg, err := config.Resolve(config.ResolveOptions{Args: []string{missing}, Home: home, Cwd: home,
 		Getenv: func(string) string { return "" }, Logger: log})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func TestValidateBrokenDoesNotShadow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "src")
 			writeTree(t, root, tc.files)
-			cat, err := actors.Validate(t.Context(), actors.Config{Sources: []events.Source{localSource(root)}}, nil)
+			cat, err := actors.Validate(t.Context(), config.Config{Sources: []events.Source{localSource(root)}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

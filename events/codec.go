@@ -34,6 +34,7 @@ var topics = map[string]string{
 	nameOf[SourceFailed]():      TopicSourceFailed,
 	nameOf[ConfigCommand]():     TopicConfigCommand,
 	nameOf[ConfigApplied]():     TopicConfigApplied,
+	nameOf[SyncRequested]():     TopicSyncRequested,
 }
 
 func nameOf[T any]() string { return reflect.TypeFor[T]().Name() }

@@ -62,3 +62,22 @@ type SourceFailed struct {
 	// FailedAt is when the sync failed.
 	FailedAt time.Time `json:"failed_at"`
 }
+
+// TopicSyncRequested is the topic of [SyncRequested].
+const TopicSyncRequested = "sync.requested"
+
+// SyncRequested is a command: sync remote sources now rather than at the
+// next poll. Published by tests (and a future refresh command); consumed
+// by the well-known fetcher and the GitHub poller, each of which syncs the
+// matching sources of its current configuration. A request made while a
+// sync of a source runs gives one more sync after it; requests coalesce. A
+// pinned GitHub source already cached is not checked, and one under a rate
+// limit ignores the request until the limit's reset time. A request that
+// arrives before the first configuration is covered by the first sync.
+type SyncRequested struct {
+	// SourceID names the one source to sync ([Source.ID]); empty asks for
+	// every remote source.
+	SourceID string `json:"source_id,omitempty"`
+	// RequestedAt is when the sync was asked for.
+	RequestedAt time.Time `json:"requested_at"`
+}

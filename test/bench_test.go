@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
@@ -47,7 +48,7 @@ func BenchmarkStartupToFirstCatalog(b *testing.B) {
 	for b.Loop() {
 		ctx, cancel := context.WithCancel(b.Context())
 		bus := events.NewBus(nil)
-		cfg, err := actors.LoadConfig(actors.ConfigOptions{Args: []string{root}, Home: home, Getenv: func(string) string { return "" }})
+		cfg, err := config.Resolve(config.ResolveOptions{Args: []string{root}, Home: home, Getenv: func(string) string { return "" }})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func BenchmarkStartupToFirstCatalog(b *testing.B) {
 // facade over in-memory transports.
 func BenchmarkSkillsListWalk(b *testing.B) {
 	root := scientificCorpus(b)
-	cfg, err := actors.LoadConfig(actors.ConfigOptions{Args: []string{root}, Home: b.TempDir(), Getenv: func(string) string { return "" }})
+	cfg, err := config.Resolve(config.ResolveOptions{Args: []string{root}, Home: b.TempDir(), Getenv: func(string) string { return "" }})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,7 +31,7 @@ import (
 // in-process server with its real pipeline and GitHub poller, a fake GitHub
 // REST API on loopback TLS, and an MCP client reading what is served.
 // Polling is off (GITHUB_POLL_INTERVAL_MS=0): every check after the first
-// is asked for with SyncNow, and the tests wait on bus events, requests the
+// is asked for with a sync.requested event, and the tests wait on bus events, requests the
 // fake saw, or log lines — never on time alone.
 
 // ghToken is the GITHUB_TOKEN of these tests; it must never reach a log.
@@ -480,7 +480,7 @@ func TestGitHubSync(t *testing.T) {
 
 	// No change: a conditional request answered 304, no download.
 	etag := `"` + sha1 + `"`
-	st.pipe.GitHub.SyncNow()
+	st.syncNow(t)
 	waitFor(t, "a commits request with If-None-Match", func() bool { return gh.count("/repos/acme/skills/commits/", etag) == 1 }, st.logs)
 	// The default branch is asked once: a poll costs one request.
 	repoCalls := 0
@@ -497,7 +497,7 @@ func TestGitHubSync(t *testing.T) {
 	// sync (the 304 check published nothing).
 	alpha2 := skillBody("alpha", "First skill, revised.")
 	sha2 := gh.push("acme", "skills", "main", false, map[string]string{"alpha/SKILL.md": alpha2})
-	st.pipe.GitHub.SyncNow()
+	st.syncNow(t)
 	st.synced(t, sha2)
 	select {
 	case uri := <-n.updated:
@@ -530,7 +530,7 @@ func TestGitHubSync(t *testing.T) {
 // TestGitHubSubpathAndPinnedTag: a /tree/<tag>/<path> source serves only
 // the skills below the subpath, and a tag is pinned: fetched once, never
 // checked again (issue 6, reference §4 "pinned"), while a branch source
-// beside it is checked on every SyncNow.
+// beside it is checked on every sync request.
 func TestGitHubSubpathAndPinnedTag(t *testing.T) {
 	gh := newFakeGitHub(t)
 	team := skillBody("deploy", "Deploys.")
@@ -565,7 +565,7 @@ func TestGitHubSubpathAndPinnedTag(t *testing.T) {
 
 	for i := range 2 {
 		before := gh.count("/repos/acme/live/commits/", "")
-		st.pipe.GitHub.SyncNow()
+		st.syncNow(t)
 		waitFor(t, "a check of the branch source", func() bool { return gh.count("/repos/acme/live/commits/", "") > before }, st.logs)
 		if got := gh.count("/repos/acme/mono/", ""); got != 3 {
 			t.Errorf("SyncNow #%d: %d requests for the pinned tag repository, want still 3 (tag, commit, tarball)", i+1, got)
@@ -610,7 +610,7 @@ func TestGitHubFailuresKeepLastGoodCopy(t *testing.T) {
 
 	t.Run("404", func(t *testing.T) {
 		gh.failWith("acme", "skills", &ghFail{code: http.StatusNotFound, body: `{"message":"Not Found"}`})
-		st.pipe.GitHub.SyncNow()
+		st.syncNow(t)
 		f := st.failed(t)
 		if !strings.Contains(f.Error, "not found") || !strings.Contains(f.Error, "GITHUB_TOKEN") {
 			t.Errorf("source.failed error = %q, want the clear 404 message", f.Error)
@@ -641,7 +641,7 @@ func TestGitHubFailuresKeepLastGoodCopy(t *testing.T) {
 		t.Run(h.name, func(t *testing.T) {
 			sha := strings.Repeat(strconv.Itoa(i+1), 40)
 			gh.pushTarball("acme", "skills", "main", false, sha, h.tarball(sha))
-			st.pipe.GitHub.SyncNow()
+			st.syncNow(t)
 			f := st.failed(t)
 			if !strings.Contains(f.Error, h.entry) {
 				t.Errorf("source.failed error = %q, want it to name the entry %q", f.Error, h.entry)
@@ -669,16 +669,16 @@ func TestGitHubFailuresKeepLastGoodCopy(t *testing.T) {
 		reset := time.Now().Add(time.Hour).Truncate(time.Second)
 		gh.failWith("acme", "skills", &ghFail{code: http.StatusForbidden, body: `{"message":"API rate limit exceeded"}`,
 			header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(reset.Unix(), 10)}})
-		st.pipe.GitHub.SyncNow()
+		st.syncNow(t)
 		f := st.failed(t)
 		if !f.RetryAt.Equal(reset) {
 			t.Errorf("source.failed RetryAt = %v, want the reset time %v", f.RetryAt, reset)
 		}
 		st.logLine(t, "acme/skills", "rate limited until")
 		stillGood("after a rate limit")
-		// Until the reset, SyncNow sends nothing.
+		// Until the reset, a sync request sends nothing.
 		before := gh.count("/repos/", "")
-		st.pipe.GitHub.SyncNow()
+		st.syncNow(t)
 		waitFor(t, "the ignored-request log line", func() bool {
 			return strings.Contains(st.logs.String(), "GitHub sync request ignored: rate limited")
 		}, st.logs)
@@ -703,9 +703,9 @@ func TestGitHubAllowlistMiss(t *testing.T) {
 	// allowlisted source): the poller exists from the start, idle, so that
 	// a later configuration allowlisting the owner is synced. Idle means
 	// no request (checked below).
-	if st.pipe.GitHub == nil {
-		t.Error("no GitHub poller: a later configuration adding a repository would find none")
-	}
+	// The pipeline exports no actor any more: a sync request reaches the
+	// poller, which stays idle (no request, checked below).
+	st.syncNow(t)
 	for _, e := range st.s.listAll() {
 		if strings.HasPrefix(e.URI, "skill://acme-skills/") {
 			t.Errorf("blocked repository served: %s", e.URI)
@@ -738,7 +738,7 @@ func TestGitHubRestartServesCacheAndDownloadsNothing(t *testing.T) {
 	second.failed(t)
 
 	gh.failWith("acme", "skills", nil)
-	second.pipe.GitHub.SyncNow()
+	second.syncNow(t)
 	waitFor(t, "a conditional commits request", func() bool {
 		return gh.count("/repos/acme/skills/commits/", `"`+sha+`"`) > 0
 	}, second.logs)
@@ -774,7 +774,7 @@ func TestGitHubCacheChangedOnDisk(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(clone, "beta")); err != nil {
 		t.Fatal(err)
 	}
-	st.pipe.GitHub.SyncNow()
+	st.syncNow(t)
 	st.synced(t, sha)
 	if n := gh.count("/_codeload/", ""); n != 2 {
 		t.Errorf("tarball downloads = %d, want 2 (the changed clone downloaded again)", n)
@@ -783,7 +783,7 @@ func TestGitHubCacheChangedOnDisk(t *testing.T) {
 	st.served(t, "skill://acme-skills/alpha/SKILL.md", alpha)
 	st.served(t, "skill://acme-skills/beta/SKILL.md", beta)
 	// Intact again: the next check is a 304 and downloads nothing.
-	st.pipe.GitHub.SyncNow()
+	st.syncNow(t)
 	// (The repair's own commits request was unconditional: nothing trusted
 	// was cached.)
 	waitFor(t, "a conditional commits request", func() bool { return gh.count("/repos/acme/skills/commits/", `"`+sha+`"`) == 1 }, st.logs)

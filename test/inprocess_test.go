@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
 	"github.com/skilljack/skilljack-mcp/mcpface"
 )
@@ -22,9 +23,19 @@ type stack struct {
 	srv    *mcp.Server
 	cancel context.CancelFunc
 	done   chan error
-	pipe   *actors.Pipeline
+	// bus is the stack's bus, for commands such as sync.requested.
+	bus *events.Bus
 	// remote receives every source.synced and source.failed.
 	remote chan remoteEvent
+}
+
+// syncNow publishes a sync.requested for every remote source, as the
+// remote fetchers' "sync now" command.
+func (st *stack) syncNow(tb testing.TB) {
+	tb.Helper()
+	if err := events.Publish(st.bus, events.SyncRequested{RequestedAt: time.Now()}); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // remoteEvent is one source.synced (Synced set) or source.failed (Failed
@@ -43,10 +54,10 @@ func startStack(tb testing.TB, pipe *actors.PipelineOptions, dirs ...string) *st
 	return startStackEnv(tb, pipe, nil, dirs...)
 }
 
-// startStackEnv is startStack with env as the whole environment LoadConfig
+// startStackEnv is startStack with env as the whole environment config.Resolve
 // sees (allowlists, SKILLJACK_CACHE_DIR, poll intervals for remote
 // sources); HOME is a fresh temporary folder unless env sets it. The stack's
-// pipeline is in st.pipe (its remote fetchers have SyncNow).
+// bus is in st.bus (st.syncNow asks the remote fetchers for a sync).
 func startStackEnv(tb testing.TB, pipe *actors.PipelineOptions, env map[string]string, dirs ...string) *stack {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -55,7 +66,7 @@ func startStackEnv(tb testing.TB, pipe *actors.PipelineOptions, env map[string]s
 	if home == "" {
 		home = tb.TempDir()
 	}
-	cfg, err := actors.LoadConfig(actors.ConfigOptions{Args: dirs, Home: home, Getenv: func(k string) string { return env[k] }, Logger: pipe.Logger})
+	cfg, err := config.Resolve(config.ResolveOptions{Args: dirs, Home: home, Getenv: func(k string) string { return env[k] }, Logger: pipe.Logger})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -96,7 +107,7 @@ func startStackEnv(tb testing.TB, pipe *actors.PipelineOptions, env map[string]s
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return facade.Run(gctx, catalogs, updates) })
 	g.Go(func() error { return p.Run(gctx) })
-	st := &stack{facade: facade, cancel: cancel, done: make(chan error, 1), pipe: p, remote: remote}
+	st := &stack{facade: facade, cancel: cancel, done: make(chan error, 1), bus: bus, remote: remote}
 	go func() {
 		err := g.Wait()
 		bus.Close()

@@ -29,6 +29,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/remote/wellknown"
 )
 
 // testCA is a certificate for the fake publishers' host names (and
@@ -227,7 +228,7 @@ func pubClient(timeout time.Duration, pubs ...*publisher) *http.Client {
 
 // wkIndex renders a v0.2.0 index of entries.
 func wkIndex(entries ...map[string]any) []byte {
-	b, _ := json.MarshalIndent(map[string]any{"$schema": actors.DiscoverySchemaV02, "skills": entries}, "", "  ")
+	b, _ := json.MarshalIndent(map[string]any{"$schema": wellknown.DiscoverySchemaV02, "skills": entries}, "", "  ")
 	return b
 }
 
@@ -367,7 +368,7 @@ func (w *wkStack) next(t *testing.T) remoteEvent {
 // sync triggers a sync of every publisher and returns its event.
 func (w *wkStack) sync(t *testing.T) remoteEvent {
 	t.Helper()
-	w.pipe.WellKnown.SyncNow()
+	w.syncNow(t)
 	return w.next(t)
 }
 

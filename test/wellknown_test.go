@@ -94,7 +94,7 @@ func wellKnownEndToEnd(t *testing.T, era string) {
 
 	// WKAS-R18/R19: an unchanged index answers 304 and nothing is downloaded.
 	before := pub.total()
-	w.pipe.WellKnown.SyncNow()
+	w.syncNow(t)
 	waitFor(t, "the conditional index request", func() bool { return pub.total() > before }, w.logs)
 	time.Sleep(200 * time.Millisecond) // a download would follow the index at once
 	if got := pub.total() - before; got != 1 || pub.notModified() != 1 {
@@ -261,9 +261,9 @@ func TestWellKnownAllowlistAndLimits(t *testing.T) {
 		// Issue 11 item 4 reverses what this checked (no fetcher without an
 		// allowlisted publisher): the fetcher exists from the start, idle;
 		// the blocked publisher gets no request (checked below).
-		if w.pipe.WellKnown == nil {
-			t.Error("no publisher fetcher: a later configuration adding a publisher would find none")
-		}
+		// The pipeline exports no actor any more: a sync request reaches
+		// the fetcher, which stays idle (no request, checked below).
+		w.syncNow(t)
 		if !strings.Contains(w.logs.String(), "not in WELL_KNOWN_ALLOWED_ORIGINS") {
 			t.Errorf("no log line naming WELL_KNOWN_ALLOWED_ORIGINS:\n%s", w.logs)
 		}
@@ -554,7 +554,7 @@ func TestWellKnownLegacyV01(t *testing.T) {
 	// Unchanged: the conditional index request answers 304 and nothing
 	// is downloaded or swapped.
 	before := pub.total()
-	w.pipe.WellKnown.SyncNow()
+	w.syncNow(t)
 	waitFor(t, "the conditional index requests", func() bool { return pub.total() >= before+2 }, w.logs)
 	time.Sleep(200 * time.Millisecond)
 	if got := pub.total() - before; got != 2 || pub.notModified() != 1 {
@@ -694,7 +694,7 @@ func TestWellKnownCacheChangedOnDisk(t *testing.T) {
 	}, w.logs)
 	// Intact now: the next 304 downloads nothing.
 	n := pub.requests(wkPath + "hello/SKILL.md")
-	w.pipe.WellKnown.SyncNow()
+	w.syncNow(t)
 	waitFor(t, "another 304", func() bool { return pub.notModified() == before+2 }, w.logs)
 	time.Sleep(200 * time.Millisecond)
 	if got := pub.requests(wkPath + "hello/SKILL.md"); got != n {

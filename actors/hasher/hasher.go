@@ -27,6 +27,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -41,16 +42,15 @@ const maxDiscoveryDepth = 6
 // listed, as in the reference's MAX_DIRECTORY_DEPTH.
 const maxManifestDepth = 10
 
-// Default size caps of [Options].
+// Default size caps of [Options]: the settings table's, owned by
+// actors/config.
 const (
-	// DefaultMaxFileSize is the reference server's MAX_FILE_SIZE_MB default
-	// (1 MiB): the largest supporting file served, so the largest hashed.
-	DefaultMaxFileSize = 1 << 20
-	// DefaultMaxSkillMDSize caps a SKILL.md (MAX_SKILL_MD_MB). Its bytes are
-	// kept in memory by the scan and the catalog and sent whole by
-	// load-skill; real ones are a few KiB, the specification recommends
-	// under 500 lines, so 4 MiB leaves ample room and bounds memory.
-	DefaultMaxSkillMDSize = 4 << 20
+	// DefaultMaxFileSize is [config.DefaultMaxFileSize] (1 MiB): the
+	// largest supporting file served, so the largest hashed.
+	DefaultMaxFileSize = config.DefaultMaxFileSize
+	// DefaultMaxSkillMDSize is [config.DefaultMaxSkillMDSize] (4 MiB): a
+	// SKILL.md's bytes are kept in memory by the scan and the catalog.
+	DefaultMaxSkillMDSize = config.DefaultMaxSkillMDSize
 )
 
 // Inboxes are the subscriptions a [Hasher] reads.
@@ -153,7 +153,8 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 // started have stopped. Each message is decoded and acked at once (exactly
 // once, never nacked, through [events.Receive]); scans run in goroutines Run
 // owns and publish their own results, one [events.SourceScanned] each,
-// with increasing Seq and ConfigSeq set; a publish blocks as the bus does.
+// with increasing Seq and ConfigSeq set; a publish never waits for a
+// consumer ([events.Bus]).
 //
 // A configuration newer than the last one cancels every scan still running
 // and, once they have stopped, scans every local and bundled source in
@@ -585,7 +586,7 @@ func (s *scanner) newWalker(src events.Source, dc *dirCache) (w *walker, rootKey
 
 // rootProblem checks the root folder of a local or remote source; ok is
 // false when it cannot be walked. This is the only report of a missing or
-// unusable root: LoadConfig does not warn about it, so the server logs it
+// unusable root: config.Resolve does not warn about it, so the server logs it
 // once and validate lists it. A remote source not synced yet gets no
 // diagnostic: its fetcher reports.
 func rootProblem(src events.Source) (diag *events.Diagnostic, ok bool) {

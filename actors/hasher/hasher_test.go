@@ -22,6 +22,7 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -285,7 +286,7 @@ func TestScanRecordsContent(t *testing.T) {
 	for p, body := range tree {
 		fsys[p] = &fstest.MapFile{Data: []byte(body)}
 	}
-	bsrc := events.Source{ID: actors.BundledSourceID, Kind: events.SourceBundled, Location: "bundled", Root: "."}
+	bsrc := events.Source{ID: config.BundledSourceID, Kind: events.SourceBundled, Location: "bundled", Root: "."}
 	bundled, err := newTestHasher(&hasher.Options{Bundled: fsys}).Scan(t.Context(), bsrc)
 	if err != nil {
 		t.Fatal(err)
@@ -576,7 +577,7 @@ func TestScanMissingRoot(t *testing.T) {
 // TestScanBundled checks the embedded skilljack-docs skill and an fs.FS
 // bundle walked like a local root.
 func TestScanBundled(t *testing.T) {
-	src := events.Source{ID: actors.BundledSourceID, Kind: events.SourceBundled, Location: "bundled", Root: "."}
+	src := events.Source{ID: config.BundledSourceID, Kind: events.SourceBundled, Location: "bundled", Root: "."}
 	scan, err := newTestHasher(&hasher.Options{Bundled: actors.Bundled()}).Scan(t.Context(), src)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -31,12 +32,9 @@ import (
 const DefaultDebounce = 500 * time.Millisecond
 
 // DefaultReconcile is the period of the watcher's safety-net rescan of every
-// watched root. Events are lost when inotify's kernel queue overflows (the
-// watcher rescans then, but notify outside Linux drops such losses
-// silently) and when a registration's channel is full; a
-// rescan a minute costs a directory walk and a stat per file (the hasher's
-// digest cache skips unchanged files), which is cheap at that period.
-const DefaultReconcile = 60 * time.Second
+// watched root: [config.DefaultReconcile] (60 s), the settings table's,
+// which says why.
+const DefaultReconcile = config.DefaultReconcile
 
 // watchBuffer is the capacity of each registration's channel. The file
 // system watcher never blocks on a full channel, it drops the event; 4096 events hold a `git checkout` of a

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package wellknown
+
+import (
+	"errors"
+	"time"
+)
+
+// lchtimes is not available here: tests that age a link skip.
+func lchtimes(string, time.Time) error { return errors.ErrUnsupported }
