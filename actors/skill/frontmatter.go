@@ -19,9 +19,10 @@ import (
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // Reasons a SKILL.md has no usable frontmatter. The catalog builder skips
-// such a skill and names the reason (BR-07, ASF-R23).
+// such a skill and names the reason (BR-07, ASF-R23); ErrNoFrontmatter
+// inside a served skill is only a note (issue 13 item 7).
 var (
-	errNoFrontmatter  = errors.New("no YAML frontmatter: the file does not begin with ---")
+	ErrNoFrontmatter  = errors.New("no YAML frontmatter: the file does not begin with ---")
 	errNotClosed      = errors.New("YAML frontmatter is not closed with a --- line")
 	errNotMapping     = errors.New("YAML frontmatter is not a mapping")
 	errEmptyFallbacks = errors.New("invalid YAML in frontmatter and no top-level key: value line")
@@ -58,7 +59,7 @@ func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 	text := string(b)
 	first, rest, ok := cutLine(text)
 	if strings.TrimRight(first, " \t\r") != "---" {
-		return nil, errNoFrontmatter
+		return nil, ErrNoFrontmatter
 	}
 	if !ok {
 		return nil, errNotClosed
