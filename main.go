@@ -56,8 +56,45 @@ func main() {
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "skilljack-mcp:", err)
-		os.Exit(1)
+		code := 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		os.Exit(code)
 	}
+}
+
+// exitError is an error with its own exit code: validate exits 2 on a
+// usage or I/O problem and 1 on findings (issue 13 item 7).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// validateFlags takes the validate subcommand's own flag, --strict, out of
+// args (before "--"): it is no server setting, so no row of the settings
+// table.
+func validateFlags(args []string) (rest []string, validating, strict bool) {
+	if len(args) == 0 || args[0] != "validate" {
+		return args, false, false
+	}
+	rest = []string{"validate"}
+	for i, a := range args[1:] {
+		if a == "--" {
+			rest = append(rest, args[1+i:]...)
+			break
+		}
+		if a == "--strict" {
+			strict = true
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return rest, true, strict
 }
 
 // errDone is returned by the server goroutine when the client went away
@@ -70,7 +107,10 @@ const usageFormat = `skilljack-mcp serves Agent Skills to MCP clients over stdio
 
 Usage:
   skilljack-mcp [flags] [source ...]        serve skills (stdin/stdout speak MCP)
-  skilljack-mcp validate [source ...]       report what is off in the skills, then exit
+  skilljack-mcp validate [--strict] [source ...]
+                                            report what is off in the skills, then exit:
+                                            0 clean, 1 something is not served as written
+                                            (--strict: any warning), 2 usage or I/O error
 
 A source is a skill folder, a GitHub repository (github.com/owner/repo[/subpath][@ref];
 allowlist its owner with GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS) or a publisher
@@ -84,10 +124,15 @@ See README.md for every environment variable and the config file.
 
 // run is the whole program; main only maps its error to the exit code.
 func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, getenv func(string) string) error {
+	args, validating, strict := validateFlags(args)
 	loadOpts := config.LoadOptions{Args: args, Getenv: getenv, Home: getenv("HOME")}
 	set, warnings, err := config.Load(loadOpts)
 	if err != nil {
-		return fmt.Errorf("loading configuration: %w", err)
+		err = fmt.Errorf("loading configuration: %w", err)
+		if validating {
+			return &exitError{2, err}
+		}
+		return err
 	}
 	// --help and --version answer a person at a terminal, not an MCP client,
 	// so they go to stdout like any other command's.
@@ -105,7 +150,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		clog.Warn(w.Message, w.Args...)
 	}
 	if set.Validate {
-		return validate(ctx, set, stdout, log)
+		return validate(ctx, set, strict, stdout, log)
 	}
 	// The config file is watched and config commands applied while
 	// running: each change works the configuration out again as here.
@@ -306,10 +351,13 @@ func isLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// validate scans every source once and prints one line per finding to out.
-// It returns an error when no skill folder was given, when a local source
-// does not exist, or when some skill was skipped.
-func validate(ctx context.Context, set config.Settings, out io.Writer, log *slog.Logger) error {
+// validate scans every source once and prints one line per finding to out,
+// then a summary. It returns an [exitError] with code 2 when no skill folder
+// was given or a local source does not exist, and with code 1 when
+// something the sources hold is not served as written (an error, or a
+// warning marked Unserved) or, with strict, on any warning; notes never
+// fail (issue 13 items 7 and 10).
+func validate(ctx context.Context, set config.Settings, strict bool, out io.Writer, log *slog.Logger) error {
 	cfg := set.Config
 	var missing []string
 	given := 0
@@ -327,16 +375,16 @@ func validate(ctx context.Context, set config.Settings, out io.Writer, log *slog
 	}
 	if given == 0 {
 		if cfg.ActiveSource != "none" {
-			return errors.New("validate: no usable source: every source given was skipped (see the warnings above)")
+			return &exitError{2, errors.New("validate: no usable source: every source given was skipped (see the warnings above)")}
 		}
-		return errors.New("validate: no skill folder given (pass one or more, or set SKILLS_DIR)")
+		return &exitError{2, errors.New("validate: no skill folder given (pass one or more, or set SKILLS_DIR)")}
 	}
 	cat, err := actors.Validate(ctx, cfg, &hasher.Options{Bundled: actors.Bundled(), Logger: log,
 		MaxFileSize: set.MaxFileSize, MaxSkillMDSize: set.MaxSkillMDSize})
 	if err != nil {
-		return err
+		return &exitError{2, err}
 	}
-	skipped := 0
+	var skipped, unserved, warns, notes int
 	for _, d := range cat.Diagnostics {
 		rule := ""
 		if d.Rule != "" {
@@ -347,17 +395,34 @@ func validate(ctx context.Context, set config.Settings, out io.Writer, log *slog
 		if msg != d.Message && strings.HasPrefix(d.Message, "skipped ") {
 			msg = "skipped: " + msg
 		}
+		if msg == d.Message {
+			msg = strings.TrimPrefix(msg, d.File+" ")
+		}
 		fmt.Fprintf(out, "%s %s: %s%s\n", strings.ToUpper(d.Level), d.File, msg, rule)
-		if d.Level == events.LevelError {
+		switch {
+		case d.Level == events.LevelError:
 			skipped++
+			unserved++
+		case d.Level == events.LevelNote:
+			notes++
+		default:
+			warns++
+			if d.Unserved {
+				unserved++
+			}
 		}
 	}
-	fmt.Fprintf(out, "%s served, %s, %d skipped\n", plural(len(cat.Skills), "skill"), plural(len(cat.Diagnostics), "finding"), skipped)
+	fmt.Fprintf(out, "%s served, %s (%d not served as written), %d skipped, %s\n", plural(len(cat.Skills), "skill"),
+		plural(len(cat.Diagnostics)-notes, "finding"), unserved, skipped, plural(notes, "note"))
 	switch {
 	case len(missing) > 0:
-		return fmt.Errorf("validate: not a skill folder: %s", strings.Join(missing, ", "))
+		return &exitError{2, fmt.Errorf("validate: not a skill folder: %s", strings.Join(missing, ", "))}
 	case skipped > 0:
-		return fmt.Errorf("%d skill(s) skipped", skipped)
+		return &exitError{1, fmt.Errorf("validate: %d skill(s) skipped; %d finding(s) in all mean something is not served as written", skipped, unserved)}
+	case unserved > 0:
+		return &exitError{1, fmt.Errorf("validate: %d finding(s) mean something is not served as written", unserved)}
+	case strict && warns > 0:
+		return &exitError{1, fmt.Errorf("validate --strict: %s", plural(warns, "warning"))}
 	}
 	return nil
 }

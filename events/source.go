@@ -170,14 +170,21 @@ type ScannedSkill struct {
 	Files []File `json:"files"`
 }
 
-// Diagnostic is one finding about a file: a warning (the skill is served) or
-// an error (the skill is skipped).
+// Diagnostic is one finding about a file: a warning (the skill is served), an
+// error (the skill is skipped) or a note (nothing is wrong with what is
+// served; it says how a file is served, issue 13 item 7).
 type Diagnostic struct {
 	// File is the path of the file the finding is about (absolute for local
 	// sources).
 	File string `json:"file"`
-	// Level is "warn" or "error".
+	// Level is "warn", "error" or "note".
 	Level string `json:"level"`
+	// Unserved is set on a warning that means something the source holds is
+	// not served as written: a skill left out of skills/list or not served
+	// as a duplicate, a SKILL.md discovery does not reach, a file left out
+	// of a manifest. validate exits 1 on it, as on every error (issue 13
+	// items 7 and 10).
+	Unserved bool `json:"unserved,omitempty"`
 	// Rule is the requirement ID the finding cites (ASF-R05, SEP2640-R43…),
 	// or empty.
 	Rule string `json:"rule,omitempty"`
@@ -192,6 +199,7 @@ type Diagnostic struct {
 const (
 	LevelWarn  = "warn"
 	LevelError = "error"
+	LevelNote  = "note"
 )
 
 // TopicSourceScanned is the topic of [SourceScanned].

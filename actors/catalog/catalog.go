@@ -6,6 +6,7 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path"
@@ -39,7 +40,9 @@ const (
 // into the catalog's Diagnostics (one per SKILL.md, plus one per duplicate,
 // plus the scans' own). Sources are taken in cfg order; a source without a
 // scan contributes nothing. A SKILL.md without usable frontmatter or without
-// a non-empty string description is skipped (BR-07); naming problems are
+// a non-empty string description is skipped (BR-07), unless it has no
+// frontmatter at all and a served skill holds it among its files: then it
+// is only a note (issue 13 item 7); naming problems are
 // warnings (BR-08, BR-09, BR-12). A duplicate qualified name or URI goes to
 // the first source; within one source, to the skill whose name equals its
 // folder name (ASF-R09), then to the first found, so a misnamed sibling
@@ -57,6 +60,10 @@ func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events
 		file   string
 		digest string
 		diags  []events.Diagnostic
+		// dir is the skill folder; noFM is set when its SKILL.md does not
+		// begin with frontmatter at all (issue 13 item 7).
+		dir  string
+		noFM bool
 	}
 	for _, src := range cfg.Sources {
 		scan, ok := scans[src.ID]
@@ -68,12 +75,14 @@ func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events
 		claimed := map[string]bool{} // SKILL.md files of this source served
 		for _, ss := range scan.Skills {
 			sk, d, ok := buildSkill(src, ss)
-			c := &candidate{sk: sk, file: mdFile(src, ss)}
+			c := &candidate{sk: sk, file: mdFile(src, ss), dir: ss.Dir}
 			if d != nil {
 				c.diags = append(c.diags, *d)
 			}
 			cands = append(cands, c)
 			if !ok {
+				_, err := skill.ParseFrontmatter(ss.SkillMD)
+				c.noFM = errors.Is(err, skill.ErrNoFrontmatter)
 				continue
 			}
 			c.digest = ss.Files[0].Digest
@@ -96,7 +105,7 @@ func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events
 				if claimed[winner] {
 					why = "in one source, a skill whose name equals its folder name wins, then the first found"
 				}
-				c.diags = append(c.diags, events.Diagnostic{File: c.file, Level: events.LevelWarn, Version: c.digest,
+				c.diags = append(c.diags, events.Diagnostic{File: c.file, Level: events.LevelWarn, Unserved: true, Version: c.digest,
 					Message: fmt.Sprintf("%s: duplicate skill %s (%s): the one from %s wins (%s); this one is not served",
 						c.file, sk.QualifiedName, sk.URI, winner, why)})
 				continue
@@ -115,11 +124,45 @@ func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events
 			skills = append(skills, *sk)
 		}
 		for _, c := range cands {
+			if c.noFM {
+				// A phase document inside a served skill, not a broken
+				// skill: it is served as that skill's file.
+				for _, p := range slices.Backward(cands) {
+					if n, ok := servedAsFile(c.file, c.dir, p.dir, &p.sk, claimed[p.file]); ok {
+						c.diags = []events.Diagnostic{n}
+						break
+					}
+				}
+			}
 			diags = append(diags, c.diags...)
 		}
 	}
 	diags = append(diags, unmatchedOverrides(overrides, skills)...)
 	return events.NewCatalog(version, cfg.Static, skills, diags)
+}
+
+// servedAsFile returns the note about file, the SKILL.md without frontmatter
+// of folder dir, when parent — the served skill in folder parentDir — holds
+// it among its files (SEP2640-R22, issue 13 item 7).
+func servedAsFile(file, dir, parentDir string, parent *events.Skill, served bool) (events.Diagnostic, bool) {
+	if !served || dir == parentDir {
+		return events.Diagnostic{}, false
+	}
+	rel, err := filepath.Rel(parentDir, file)
+	if parent.Source.Kind == events.SourceBundled {
+		rel, err = strings.TrimPrefix(file, parentDir+"/"), nil
+	}
+	rel = filepath.ToSlash(rel)
+	if err != nil || !filepath.IsLocal(rel) {
+		return events.Diagnostic{}, false
+	}
+	for _, f := range parent.Files[1:] {
+		if f.Path == rel {
+			return events.Diagnostic{File: file, Level: events.LevelNote, Rule: "SEP2640-R22", Version: f.Digest,
+				Message: fmt.Sprintf("%s has no frontmatter, so it is not a skill of its own; served as the file %s of skill %s", file, rel, parent.QualifiedName)}, true
+		}
+	}
+	return events.Diagnostic{}, false
 }
 
 // unmatchedOverrides warns, once per key and in key order, about every
@@ -203,7 +246,7 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 			msg = fmt.Sprintf("%s: %s; served through tools, prompts and resources, but left out of skills/list and skill://index.json, whose strict clients would reject its entry",
 				file, strings.Join(f.texts, "; "))
 		}
-		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(f.rules, ","), Message: msg, Version: version}
+		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(f.rules, ","), Message: msg, Version: version, Unserved: !listed}
 	}
 	return sk, d, true
 }
@@ -437,7 +480,7 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Builder {
 // served skills keep following their files and drop out when their folder
 // goes. On [events.Bus] the publish does not wait for
 // the consumers (the facade). Each diagnostic is logged once per (file, message, version):
-// warnings at Warn, skips at Error.
+// warnings at Warn, skips at Error, notes at Info.
 func (b *Builder) Run(ctx context.Context) error {
 	cfgIn, scanIn, ovIn := b.in.Configured, b.in.Scanned, b.in.Overrides
 	for cfgIn != nil || scanIn != nil || ovIn != nil {
@@ -568,8 +611,11 @@ func (b *Builder) logDiagnostics(diags []events.Diagnostic) {
 			continue
 		}
 		level := slog.LevelWarn
-		if d.Level == events.LevelError {
+		switch d.Level {
+		case events.LevelError:
 			level = slog.LevelError
+		case events.LevelNote:
+			level = slog.LevelInfo
 		}
 		attrs := []any{"file", d.File}
 		if d.Rule != "" {

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -735,7 +736,7 @@ func overCapDiag(file string, fi fs.FileInfo, max int64, skillMD bool) events.Di
 		return events.Diagnostic{File: file, Level: events.LevelError, Version: version,
 			Message: fmt.Sprintf("skipped %s: it is %s, over the %s cap for SKILL.md (MAX_SKILL_MD_MB); the skill is not served and the file is not read", file, mebibytes(fi.Size()), mebibytes(max))}
 	}
-	return events.Diagnostic{File: file, Level: events.LevelWarn, Version: version,
+	return events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true, Version: version,
 		Message: fmt.Sprintf("%s: %s, over the %s cap for a supporting file (MAX_FILE_SIZE_MB); left out of the manifest, not served and not read", file, mebibytes(fi.Size()), mebibytes(max))}
 }
 
@@ -793,7 +794,7 @@ func (m *manifests) skill(sk foundSkill) (events.ScannedSkill, bool) {
 		}
 		if err := m.failed[f.path]; err != nil {
 			file := m.w.display(f.path)
-			m.report(f.path, events.Diagnostic{File: file, Level: events.LevelWarn,
+			m.report(f.path, events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true,
 				Message: fmt.Sprintf("cannot read %s: %v; left out of the manifest", file, err)})
 			continue
 		}
@@ -950,11 +951,16 @@ func (w *walker) warnLink(p, why string) {
 }
 
 func (w *walker) warn(file, msg string) {
-	if w.warned[file+"\x00"+msg] {
+	w.report(events.Diagnostic{File: file, Level: events.LevelWarn, Message: msg})
+}
+
+// report adds d once per file and message.
+func (w *walker) report(d events.Diagnostic) {
+	if w.warned[d.File+"\x00"+d.Message] {
 		return
 	}
-	w.warned[file+"\x00"+msg] = true
-	w.diags = append(w.diags, events.Diagnostic{File: file, Level: events.LevelWarn, Message: msg})
+	w.warned[d.File+"\x00"+d.Message] = true
+	w.diags = append(w.diags, d)
 }
 
 // visit looks at one folder: records it when it holds a SKILL.md (below the
@@ -983,6 +989,8 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 		if md := skill.FindMD(ents); md != nil {
 			w.addSkill(dir, rel, real, md)
 			inSkill = true
+		} else if n := skill.MisnamedMD(ents); n != "" {
+			w.undiscovered(path.Join(dir, n), inSkill, "ASF-R22", "it is not named SKILL.md or skill.md, in this exact casing")
 		}
 	}
 	for _, e := range ents {
@@ -1012,7 +1020,11 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 			}
 			isDir, childReal = true, target
 		}
-		if !isDir || depth+1 > maxDiscoveryDepth {
+		if !isDir {
+			continue
+		}
+		if depth+1 > maxDiscoveryDepth {
+			w.tooDeep(p, depth+1, inSkill)
 			continue
 		}
 		childRel := name
@@ -1100,10 +1112,18 @@ func (w *walker) list(dir, sub string, depth int, mdName string, out *[]foundFil
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if skill.Excluded(name) || e.Type()&fs.ModeSymlink != 0 {
+		if skill.Excluded(name) {
 			continue
 		}
 		p := path.Join(dir, name)
+		if e.Type()&fs.ModeSymlink != 0 {
+			// Never served, even when it stays inside the skill (issue 13
+			// item 10: say so).
+			f := w.display(p)
+			w.report(events.Diagnostic{File: f, Level: events.LevelWarn, Unserved: true, Rule: "SEP2640-R59",
+				Message: fmt.Sprintf("%s is a symbolic link inside a skill; links are never served, even when they stay inside the skill: copy the file in to serve it", f)})
+			continue
+		}
 		rel := name
 		if sub != "" {
 			rel = sub + "/" + name
@@ -1125,6 +1145,57 @@ func (w *walker) list(dir, sub string, depth int, mdName string, out *[]foundFil
 			*out = append(*out, foundFile{path: p, rel: rel, info: info})
 		}
 	}
+}
+
+// tooDeep reports the SKILL.md files in folder p, depth folders below the
+// root and so past maxDiscoveryDepth, and in its subfolders down to
+// maxManifestDepth (issue 13 item 10). Hidden folders, node_modules and
+// links are not entered.
+func (w *walker) tooDeep(p string, depth int, inSkill bool) {
+	ents, err := fs.ReadDir(w.fsys, p)
+	if err != nil {
+		return
+	}
+	name := skill.MisnamedMD(ents)
+	if md := skill.FindMD(ents); md != nil {
+		name = md.Name()
+	}
+	if name != "" {
+		w.undiscovered(path.Join(p, name), inSkill, "", fmt.Sprintf("its folder is %d levels below the source root, past the discovery depth of %d", depth, maxDiscoveryDepth))
+		if !inSkill {
+			return
+		}
+	}
+	if depth >= maxManifestDepth {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() && !skill.Excluded(e.Name()) {
+			w.tooDeep(path.Join(p, e.Name()), depth+1, inSkill)
+		}
+	}
+}
+
+// undiscovered reports the SKILL.md-like file f that discovery does not
+// take for a skill, and why: inside a skill it is a note, as it is served
+// as a file of that skill; elsewhere the skill is not served (issue 13
+// item 10).
+func (w *walker) undiscovered(f string, inSkill bool, rule, why string) {
+	d := w.display(f)
+	if inSkill {
+		parent := "the skill that holds it"
+		for i := len(w.skills) - 1; i >= 0; i-- {
+			if dir := w.skills[i].dir; dir == "." || strings.HasPrefix(f, dir+"/") {
+				parent = "the skill in " + w.display(dir)
+				break
+			}
+		}
+		w.report(events.Diagnostic{File: d, Level: events.LevelNote, Rule: rule,
+			Message: fmt.Sprintf("%s is not a skill of its own: %s; served as a file of %s", d, why, parent)})
+		return
+	}
+	w.report(events.Diagnostic{File: d, Level: events.LevelWarn, Unserved: true, Rule: rule,
+		Message: fmt.Sprintf("%s is not served as a skill: %s", d, why)})
 }
 
 // hint warns about SKILL.md files directly inside an excluded folder (or in

@@ -78,6 +78,8 @@ func TestScanDiscovery(t *testing.T) {
 				"p/q/r/s/t/u/v/SKILL.md": md,
 			},
 			want: map[string][]string{"a/b/c/d/e/f": {"SKILL.md"}},
+			// Issue 13 item 10: the skill past the limit is named.
+			wantDiags: []string{"p/q/r/s/t/u/v/SKILL.md is not served as a skill: its folder is 7 levels below the source root, past the discovery depth of 6"},
 		},
 		{
 			name:  "SKILL.md directly in the root is not a skill",
@@ -344,6 +346,9 @@ func TestScanSymlinks(t *testing.T) {
 	wantDiags := []string{
 		"symbolic link not followed: " + filepath.Join(root, "acme"),
 		"broken symbolic link ignored: " + filepath.Join(root, "dangling"),
+		// Issue 13 item 10: links inside a skill are named, still not served.
+		filepath.Join(root, "own", "link.txt") + " is a symbolic link inside a skill",
+		filepath.Join(root, "own", "linkdir") + " is a symbolic link inside a skill",
 	}
 	if diff := cmp.Diff(wantDiags, diagPrefixes(scan.Diagnostics, wantDiags)); diff != "" {
 		t.Errorf("Diagnostics mismatch (-want +got):\n%s\n%+v", diff, scan.Diagnostics)
@@ -441,6 +446,8 @@ func TestScanSymlinkContainment(t *testing.T) {
 			},
 			links: map[string]string{"src1/skills/wrap-up": "../../shared/wrap-up", "shared/wrap-up/nested": "../other"},
 			want:  map[string][]string{"wrap-up": {"SKILL.md"}},
+			// Issue 13 item 10: the link is named, not followed.
+			wantDiags: []string{"@/skills/wrap-up/nested is a symbolic link inside a skill"},
 		},
 		{
 			name:  "two links to one skill folder: entered once",

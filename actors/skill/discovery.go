@@ -43,6 +43,18 @@ func FindMD(ents []fs.DirEntry) fs.DirEntry {
 	return lower
 }
 
+// MisnamedMD returns the name of a regular file among ents that is SKILL.md
+// in another casing (SKILL.MD, Skill.md), which [FindMD] does not accept,
+// or "" (issue 13 item 10).
+func MisnamedMD(ents []fs.DirEntry) string {
+	for _, e := range ents {
+		if n := e.Name(); e.Type().IsRegular() && n != MDName && n != MDNameLower && strings.EqualFold(n, MDName) {
+			return n
+		}
+	}
+	return ""
+}
+
 // HoldsMD reports whether the folder dir on disk holds a regular SKILL.md
 // or skill.md file (links to one followed).
 func HoldsMD(dir string) bool {

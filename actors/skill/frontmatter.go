@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,9 +19,10 @@ import (
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // Reasons a SKILL.md has no usable frontmatter. The catalog builder skips
-// such a skill and names the reason (BR-07, ASF-R23).
+// such a skill and names the reason (BR-07, ASF-R23); ErrNoFrontmatter
+// inside a served skill is only a note (issue 13 item 7).
 var (
-	errNoFrontmatter  = errors.New("no YAML frontmatter: the file does not begin with ---")
+	ErrNoFrontmatter  = errors.New("no YAML frontmatter: the file does not begin with ---")
 	errNotClosed      = errors.New("YAML frontmatter is not closed with a --- line")
 	errNotMapping     = errors.New("YAML frontmatter is not a mapping")
 	errEmptyFallbacks = errors.New("invalid YAML in frontmatter and no top-level key: value line")
@@ -57,7 +59,7 @@ func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 	text := string(b)
 	first, rest, ok := cutLine(text)
 	if strings.TrimRight(first, " \t\r") != "---" {
-		return nil, errNoFrontmatter
+		return nil, ErrNoFrontmatter
 	}
 	if !ok {
 		return nil, errNotClosed
@@ -80,6 +82,11 @@ func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 
 	var doc yaml.Node
 	err := yaml.Unmarshal([]byte(src), &doc)
+	if err != nil {
+		// The parser counts from the first header line, which is the
+		// file's second (issue 13 item 10).
+		err = fileLines(err, 1)
+	}
 	if err == nil {
 		if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 			return nil, errNotMapping
@@ -104,6 +111,23 @@ func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 		return nil, fmt.Errorf("rendering frontmatter as JSON: %w", jerr)
 	}
 	return &Frontmatter{root: root, JSON: js, Fallback: err.Error(), DupKeys: dups}, nil
+}
+
+// yamlLine matches the line numbers in a YAML parser message.
+var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
+
+// fileLines returns err with every "line N" of its message moved down by
+// offset lines, so that it names a line of the file rather than of the
+// frontmatter text the parser was given.
+func fileLines(err error, offset int) error {
+	msg := yamlLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		n, convErr := strconv.Atoi(strings.TrimPrefix(m, "line "))
+		if convErr != nil {
+			return m
+		}
+		return "line " + strconv.Itoa(n+offset)
+	})
+	return errors.New(msg)
 }
 
 // lastOccurrences returns m without the earlier occurrences of a key given
