@@ -500,14 +500,27 @@ func (b *Builder) takeScan(ev events.SourceScanned) bool {
 // the stdio server's instructions, so it must not list a skill the user took
 // out of the catalog.
 func (b *Builder) rebuild() {
-	if b.cfg.Seq == 0 || b.overrides.Seq == 0 {
+	cat := b.next()
+	if cat == nil {
 		return
+	}
+	b.log.Debug("catalog built", "version", cat.Version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
+	if err := events.Publish(b.pub, events.CatalogChanged{Catalog: cat}); err != nil {
+		b.log.Error("publishing catalog", "version", cat.Version, "error", err)
+	}
+}
+
+// next builds the catalog of the current state and returns it when it is a
+// new version to publish (and holds it as the last one), or nil.
+func (b *Builder) next() *events.Catalog {
+	if b.cfg.Seq == 0 || b.overrides.Seq == 0 {
+		return nil
 	}
 	current := map[string]events.SourceScanned{}
 	for _, src := range b.cfg.Sources {
 		scan, ok := b.scans[src.ID]
 		if !ok || scan.ConfigSeq != b.cfg.Seq || scan.Source.Root != src.Root {
-			return
+			return nil
 		}
 		current[src.ID] = scan
 	}
@@ -521,14 +534,10 @@ func (b *Builder) rebuild() {
 	}
 	b.logDiagnostics(cat.Diagnostics)
 	if b.prev != nil && sameCatalog(b.prev, cat) {
-		return // a no-op rescan or reconcile tick: no new version
+		return nil // a no-op rescan or reconcile tick: no new version
 	}
-	ev := events.CatalogChanged{Catalog: cat}
 	b.prev = cat
-	b.log.Debug("catalog built", "version", version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
-	if err := events.Publish(b.pub, ev); err != nil {
-		b.log.Error("publishing catalog", "version", version, "error", err)
-	}
+	return cat
 }
 
 // fixSkillSet applies static mode to cat: the skill URIs of the first
