@@ -40,7 +40,7 @@ type BenchBuilder struct{ b *Builder }
 
 // NewBenchBuilder returns a builder holding cfg and no overrides.
 func NewBenchBuilder(cfg events.SourcesConfigured) *BenchBuilder {
-	b := &Builder{scans: map[string]events.SourceScanned{}, logged: map[string]bool{}, log: discardLogger()}
+	b := &Builder{scans: map[string]events.SourceScanned{}, logged: map[diagKey]bool{}, log: discardLogger(), memo: memo{sources: map[string]*sourceMemo{}}}
 	b.cfg = cfg
 	b.overrides = events.OverridesChanged{Seq: 1}
 	return &BenchBuilder{b}

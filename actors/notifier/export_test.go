@@ -10,3 +10,22 @@ func UpdatedURIs(prev, next *events.Catalog) []string {
 	}
 	return out
 }
+
+// UpdatedURIsSlow exposes updatedURIsSlow, the file-by-file diff, with
+// each URI's owner after a space.
+func UpdatedURIsSlow(prev, next *events.Catalog) []string {
+	return render(updatedURIsSlow(prev, next))
+}
+
+// UpdatedURIsOwners is UpdatedURIs with each URI's owner after a space.
+func UpdatedURIsOwners(prev, next *events.Catalog) []string {
+	return render(updatedURIs(prev, next))
+}
+
+func render(cs []change) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.uri+" "+c.skill)
+	}
+	return out
+}
