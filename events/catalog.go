@@ -103,10 +103,12 @@ type Catalog struct {
 	idx *catalogIndex
 }
 
+// catalogIndex holds a catalog's lookup maps: two entries per skill and
+// none per file (a file is found through its skill's root URI), so that a
+// new version costs no allocation per file and little heap.
 type catalogIndex struct {
-	byURI  map[string]int
+	byRoot map[string]int // by [Skill.SkillRootURI]
 	byName map[string]int
-	files  map[string]FileRef
 }
 
 // FileRef locates one served file in a [Catalog].
@@ -140,33 +142,24 @@ func (c *Catalog) UnmarshalJSON(data []byte) error {
 
 func (c *Catalog) index() {
 	idx := &catalogIndex{
-		byURI:  make(map[string]int, len(c.Skills)),
+		byRoot: make(map[string]int, len(c.Skills)),
 		byName: make(map[string]int, len(c.Skills)),
-		files:  make(map[string]FileRef),
 	}
 	for i := range c.Skills {
 		s := &c.Skills[i]
-		idx.byURI[s.URI] = i
+		idx.byRoot[s.SkillRootURI()] = i
 		idx.byName[s.QualifiedName] = i
-	}
-	// A nested skill's files also sit in its parent's manifest; the file map
-	// points at the innermost skill, whose SKILL.md the file belongs to.
-	for i := range c.Skills {
-		s := &c.Skills[i]
-		for j := range s.Files {
-			uri := s.FileURI(s.Files[j].Path)
-			if prev, ok := idx.files[uri]; ok && len(prev.Skill.SkillPath) >= len(s.SkillPath) {
-				continue
-			}
-			idx.files[uri] = FileRef{Skill: s, File: &s.Files[j]}
-		}
 	}
 	c.idx = idx
 }
 
 // SkillByURI returns the skill whose SKILL.md URI is uri, or nil.
 func (c *Catalog) SkillByURI(uri string) *Skill {
-	if i, ok := c.idx.byURI[uri]; ok {
+	root, ok := strings.CutSuffix(uri, "/SKILL.md")
+	if !ok {
+		return nil
+	}
+	if i, ok := c.idx.byRoot[root]; ok && c.Skills[i].URI == uri {
 		return &c.Skills[i]
 	}
 	return nil
@@ -181,10 +174,48 @@ func (c *Catalog) SkillByName(name string) *Skill {
 }
 
 // File returns the served file whose resource URI is exactly uri (compared
-// as written, after no normalisation), and whether there is one.
+// as written, after no normalisation), and whether there is one. A nested
+// skill's files also sit in its parent's manifest; the file belongs to the
+// innermost skill holding it, whose SKILL.md it is under: the skill roots
+// that prefix uri are tried longest first.
 func (c *Catalog) File(uri string) (FileRef, bool) {
-	r, ok := c.idx.files[uri]
-	return r, ok
+	for end := len(uri); ; {
+		k := strings.LastIndexByte(uri[:end], '/')
+		if k < 0 {
+			return FileRef{}, false
+		}
+		if i, ok := c.idx.byRoot[uri[:k]]; ok {
+			s := &c.Skills[i]
+			rel := uri[k+1:]
+			for j := range s.Files {
+				if encodesTo(s.Files[j].Path, rel) {
+					return FileRef{Skill: s, File: &s.Files[j]}, true
+				}
+			}
+		}
+		end = k
+	}
+}
+
+// encodesTo reports whether [EncodePath](p) == enc, without building it.
+func encodesTo(p, enc string) bool {
+	const digits = "0123456789ABCDEF"
+	k := 0
+	for i := 0; i < len(p); i++ {
+		ch := p[i]
+		if ch == '/' || isUnreserved(ch) {
+			if k >= len(enc) || enc[k] != ch {
+				return false
+			}
+			k++
+			continue
+		}
+		if k+3 > len(enc) || enc[k] != '%' || enc[k+1] != digits[ch>>4] || enc[k+2] != digits[ch&0xF] {
+			return false
+		}
+		k += 3
+	}
+	return k == len(enc)
 }
 
 // TopicCatalogChanged is the topic of [CatalogChanged].

@@ -49,44 +49,112 @@ const (
 // never hides a correct skill. The arguments are only read; the result
 // shares the scans' file slices and must not be modified.
 func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) *events.Catalog {
-	var (
-		skills []events.Skill
-		diags  []events.Diagnostic
-		byName = map[string]string{}
-		byURI  = map[string]string{}
-	)
-	type candidate struct {
-		sk     events.Skill
-		file   string
-		digest string
-		diags  []events.Diagnostic
-		// dir is the skill folder; noFM is set when its SKILL.md does not
-		// begin with frontmatter at all (issue 13 item 7).
-		dir  string
-		noFM bool
+	skills, diags := (&memo{}).build(cfg, scans, overrides)
+	return events.NewCatalog(version, cfg.Static, skills, diags)
+}
+
+// built is what [buildSkill] made of one scanned skill: kept by a [memo],
+// it is reused while the scanned skill stays the same, so that a new
+// catalog version shares every unchanged skill with the one before.
+type built struct {
+	ss   events.ScannedSkill // what it was built from
+	sk   events.Skill        // before overrides
+	diag *events.Diagnostic  // the one diagnostic about its SKILL.md, or nil
+	ok   bool                // served (not skipped)
+	// noFM is set when a skipped SKILL.md does not begin with frontmatter
+	// at all (issue 13 item 7): a served skill may hold it as a file.
+	noFM bool
+	file string // its SKILL.md as it is on disk
+}
+
+// candidate is one scanned skill of a source during a build: what was
+// built of it, and the diagnostic if it lost to a duplicate.
+type candidate struct {
+	b   *built
+	dup *events.Diagnostic
+}
+
+// memo keeps, per source, what the last build made of each scanned skill
+// (by folder), so that the next build parses and validates only the skills
+// whose scanned values changed: with one SKILL.md edited in 10,000 skills,
+// one. The zero memo keeps nothing from build to build.
+type memo struct {
+	sources map[string]*sourceMemo // by source ID; nil: nothing is kept
+	// rebuilt counts the skills the last build made anew.
+	rebuilt int
+}
+
+// sourceMemo is what a [memo] keeps of one source.
+type sourceMemo struct {
+	src   events.Source
+	byDir map[string]*built
+}
+
+// build is [Build] without the catalog: its skills (unsorted) and
+// diagnostics. With a keeping memo (sources not nil) it reuses what the
+// last build made of every scanned skill that stayed the same, and keeps
+// what this one made for the next.
+func (m *memo) build(cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) ([]events.Skill, []events.Diagnostic) {
+	n := 0
+	for _, src := range cfg.Sources {
+		n += len(scans[src.ID].Skills)
 	}
+	var (
+		skills = make([]events.Skill, 0, n)
+		diags  []events.Diagnostic
+		byName = make(map[string]string, n)
+		byURI  = make(map[string]string, n)
+		kept   map[string]*sourceMemo
+	)
+	if m.sources != nil {
+		kept = make(map[string]*sourceMemo, len(cfg.Sources))
+	}
+	m.rebuilt = 0
 	for _, src := range cfg.Sources {
 		scan, ok := scans[src.ID]
 		if !ok {
 			continue
 		}
-		diags = append(diags, scan.Diagnostics...)
-		var cands, preferred, rest []*candidate
-		claimed := map[string]bool{} // SKILL.md files of this source served
-		for _, ss := range scan.Skills {
-			sk, d, ok := buildSkill(src, ss)
-			c := &candidate{sk: sk, file: mdFile(src, ss), dir: ss.Dir}
-			if d != nil {
-				c.diags = append(c.diags, *d)
+		var old, next *sourceMemo
+		if kept != nil {
+			if o := m.sources[src.ID]; o != nil && o.src == src {
+				old = o
 			}
-			cands = append(cands, c)
-			if !ok {
-				_, err := skill.ParseFrontmatter(ss.SkillMD)
-				c.noFM = errors.Is(err, skill.ErrNoFrontmatter)
+			next = &sourceMemo{src: src, byDir: make(map[string]*built, len(scan.Skills))}
+			kept[src.ID] = next
+		}
+		diags = append(diags, scan.Diagnostics...)
+		cands := make([]candidate, len(scan.Skills))
+		var preferred, rest []*candidate
+		claimed := make(map[string]bool, len(scan.Skills)) // SKILL.md files of this source served
+		for i := range scan.Skills {
+			ss := &scan.Skills[i]
+			var b *built
+			if old != nil {
+				if o := old.byDir[ss.Dir]; o != nil && sameScanned(&o.ss, ss) {
+					b = o
+				}
+			}
+			if b == nil {
+				sk, d, ok := buildSkill(src, *ss)
+				b = &built{ss: *ss, sk: sk, diag: d, ok: ok, file: mdFile(src, *ss)}
+				if !ok {
+					_, err := skill.ParseFrontmatter(ss.SkillMD)
+					b.noFM = errors.Is(err, skill.ErrNoFrontmatter)
+				}
+				m.rebuilt++
+			}
+			if next != nil {
+				if _, twice := next.byDir[ss.Dir]; !twice {
+					next.byDir[ss.Dir] = b
+				}
+			}
+			c := &cands[i]
+			c.b = b
+			if !b.ok {
 				continue
 			}
-			c.digest = ss.Files[0].Digest
-			if sk.Name == path.Base(ss.RelDir) {
+			if b.sk.Name == path.Base(ss.RelDir) {
 				preferred = append(preferred, c)
 			} else {
 				rest = append(rest, c)
@@ -95,7 +163,7 @@ func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events
 		// Skills whose name matches their folder claim names and URIs
 		// first; each group in walk order.
 		for _, c := range append(preferred, rest...) {
-			sk := &c.sk
+			sk := c.b.sk
 			winner, dup := byName[sk.QualifiedName]
 			if !dup {
 				winner, dup = byURI[sk.URI]
@@ -105,14 +173,14 @@ func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events
 				if claimed[winner] {
 					why = "in one source, a skill whose name equals its folder name wins, then the first found"
 				}
-				c.diags = append(c.diags, events.Diagnostic{File: c.file, Level: events.LevelWarn, Unserved: true, Version: c.digest,
+				c.dup = &events.Diagnostic{File: c.b.file, Level: events.LevelWarn, Unserved: true, Version: c.b.ss.Files[0].Digest,
 					Message: fmt.Sprintf("%s: duplicate skill %s (%s): the one from %s wins (%s); this one is not served",
-						c.file, sk.QualifiedName, sk.URI, winner, why)})
+						c.b.file, sk.QualifiedName, sk.URI, winner, why)}
 				continue
 			}
-			byName[sk.QualifiedName] = c.file
-			byURI[sk.URI] = c.file
-			claimed[c.file] = true
+			byName[sk.QualifiedName] = c.b.file
+			byURI[sk.URI] = c.b.file
+			claimed[c.b.file] = true
 			if o, ok := overrides[sk.QualifiedName]; ok {
 				if o.Assistant != nil {
 					sk.ModelInvocable, sk.AssistantOverridden = *o.Assistant, true
@@ -121,24 +189,57 @@ func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events
 					sk.UserInvocable, sk.UserOverridden = *o.User, true
 				}
 			}
-			skills = append(skills, *sk)
+			skills = append(skills, sk)
 		}
 		for _, c := range cands {
-			if c.noFM {
+			if c.b.noFM {
 				// A phase document inside a served skill, not a broken
 				// skill: it is served as that skill's file.
-				for _, p := range slices.Backward(cands) {
-					if n, ok := servedAsFile(c.file, c.dir, p.dir, &p.sk, claimed[p.file]); ok {
-						c.diags = []events.Diagnostic{n}
-						break
-					}
+				if n, ok := noteServedAsFile(c.b, cands, claimed); ok {
+					diags = append(diags, n)
+					continue
 				}
 			}
-			diags = append(diags, c.diags...)
+			if c.b.diag != nil {
+				diags = append(diags, *c.b.diag)
+			}
+			if c.dup != nil {
+				diags = append(diags, *c.dup)
+			}
 		}
 	}
+	if kept != nil {
+		m.sources = kept
+	}
 	diags = append(diags, unmatchedOverrides(overrides, skills)...)
-	return events.NewCatalog(version, cfg.Static, skills, diags)
+	return skills, diags
+}
+
+// sameScanned reports whether b would build the same skill as a: the same
+// folder (path, identity) and the same manifest. The SKILL.md bytes are
+// not compared: they are exactly the bytes Files[0]'s digest describes.
+// Manifests sharing one backing array (a scan passed on by reference) are
+// the same without a look at their files.
+func sameScanned(a, b *events.ScannedSkill) bool {
+	if a.Dir != b.Dir || a.RelDir != b.RelDir || a.RealDir != b.RealDir || a.DirID != b.DirID ||
+		len(a.Files) != len(b.Files) || len(a.SkillMD) != len(b.SkillMD) {
+		return false
+	}
+	if len(a.Files) == 0 || &a.Files[0] == &b.Files[0] {
+		return true
+	}
+	for i := range a.Files {
+		if !sameFile(&a.Files[i], &b.Files[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameFile reports whether two manifest entries are equal.
+func sameFile(a, b *events.File) bool {
+	return a.Path == b.Path && a.Digest == b.Digest && a.Size == b.Size && a.DiskName == b.DiskName &&
+		a.MIME == b.MIME && a.Text == b.Text && a.ModTime.Equal(b.ModTime)
 }
 
 // servedAsFile returns the note about file, the SKILL.md without frontmatter
@@ -160,6 +261,19 @@ func servedAsFile(file, dir, parentDir string, parent *events.Skill, served bool
 		if f.Path == rel {
 			return events.Diagnostic{File: file, Level: events.LevelNote, Rule: "SEP2640-R22", Version: f.Digest,
 				Message: fmt.Sprintf("%s has no frontmatter, so it is not a skill of its own; served as the file %s of skill %s", file, rel, parent.QualifiedName)}, true
+		}
+	}
+	return events.Diagnostic{}, false
+}
+
+// noteServedAsFile returns the note about b, a SKILL.md without
+// frontmatter, when a served skill of the same source (the innermost
+// first: cands are in walk order, parents before children) holds it among
+// its files.
+func noteServedAsFile(b *built, cands []candidate, claimed map[string]bool) (events.Diagnostic, bool) {
+	for _, p := range slices.Backward(cands) {
+		if n, ok := servedAsFile(b.file, b.ss.Dir, p.b.ss.Dir, &p.b.sk, claimed[p.b.file]); ok {
+			return n, true
 		}
 	}
 	return events.Diagnostic{}, false
@@ -442,7 +556,10 @@ type Builder struct {
 	scans     map[string]events.SourceScanned
 	overrides events.OverridesChanged
 	prev      *events.Catalog
-	logged    map[string]bool
+	logged    map[diagKey]bool
+	// loggedDiags are the diagnostics logDiagnostics last saw.
+	loggedDiags []events.Diagnostic
+	memo        memo // what the last build made of each scanned skill
 	// static holds the skill URIs of the first catalog built in static
 	// mode, the only ones served while the configuration stays static.
 	static map[string]bool
@@ -460,7 +577,8 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Builder {
 	}
 	return &Builder{
 		in: in, pub: pub, log: log,
-		scans: map[string]events.SourceScanned{}, logged: map[string]bool{},
+		scans: map[string]events.SourceScanned{}, logged: map[diagKey]bool{},
+		memo: memo{sources: map[string]*sourceMemo{}},
 	}
 }
 
@@ -543,14 +661,27 @@ func (b *Builder) takeScan(ev events.SourceScanned) bool {
 // the stdio server's instructions, so it must not list a skill the user took
 // out of the catalog.
 func (b *Builder) rebuild() {
-	if b.cfg.Seq == 0 || b.overrides.Seq == 0 {
+	cat := b.next()
+	if cat == nil {
 		return
+	}
+	b.log.Debug("catalog built", "version", cat.Version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
+	if err := events.Publish(b.pub, events.CatalogChanged{Catalog: cat}); err != nil {
+		b.log.Error("publishing catalog", "version", cat.Version, "error", err)
+	}
+}
+
+// next builds the catalog of the current state and returns it when it is a
+// new version to publish (and holds it as the last one), or nil.
+func (b *Builder) next() *events.Catalog {
+	if b.cfg.Seq == 0 || b.overrides.Seq == 0 {
+		return nil
 	}
 	current := map[string]events.SourceScanned{}
 	for _, src := range b.cfg.Sources {
 		scan, ok := b.scans[src.ID]
 		if !ok || scan.ConfigSeq != b.cfg.Seq || scan.Source.Root != src.Root {
-			return
+			return nil
 		}
 		current[src.ID] = scan
 	}
@@ -558,54 +689,62 @@ func (b *Builder) rebuild() {
 	if b.prev != nil {
 		version = b.prev.Version + 1
 	}
-	cat := Build(version, b.cfg, current, b.overrides.Overrides)
+	skills, diags := b.memo.build(b.cfg, current, b.overrides.Overrides)
+	// The catalog's order (NewCatalog sorts the same way, a no-op now):
+	// static mode's warnings come in it, and sameCatalog compares in it.
+	slices.SortStableFunc(skills, func(a, b events.Skill) int { return strings.Compare(a.URI, b.URI) })
 	if b.cfg.Static {
-		cat = b.fixSkillSet(cat)
+		skills, diags = b.fixSkillSet(skills, diags)
 	}
-	b.logDiagnostics(cat.Diagnostics)
-	if b.prev != nil && sameCatalog(b.prev, cat) {
-		return // a no-op rescan or reconcile tick: no new version
+	b.logDiagnostics(diags)
+	if b.prev != nil && b.prev.Static == b.cfg.Static && sameSkills(b.prev.Skills, skills) && slices.Equal(b.prev.Diagnostics, diags) {
+		return nil // a no-op rescan or reconcile tick: no new version
 	}
-	ev := events.CatalogChanged{Catalog: cat}
+	cat := events.NewCatalog(version, b.cfg.Static, skills, diags)
 	b.prev = cat
-	b.log.Debug("catalog built", "version", version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
-	if err := events.Publish(b.pub, ev); err != nil {
-		b.log.Error("publishing catalog", "version", version, "error", err)
-	}
+	return cat
 }
 
-// fixSkillSet applies static mode to cat: the skill URIs of the first
-// static catalog are the only ones ever served. A skill found later is
-// left out with a warning; a served skill keeps following its files
-// (manifests, digests, frontmatter), so subscribers still hear of edits and
-// reads stay consistent, and it disappears when its folder goes or its
-// SKILL.md stops being valid, as nothing could be served for it.
-func (b *Builder) fixSkillSet(cat *events.Catalog) *events.Catalog {
+// fixSkillSet applies static mode to skills (sorted by URI) and their
+// diagnostics: the skill URIs of the first static catalog are the only
+// ones ever served. A skill found later is left out with a warning; a
+// served skill keeps following its files (manifests, digests,
+// frontmatter), so subscribers still hear of edits and reads stay
+// consistent, and it disappears when its folder goes or its SKILL.md stops
+// being valid, as nothing could be served for it.
+func (b *Builder) fixSkillSet(skills []events.Skill, diags []events.Diagnostic) ([]events.Skill, []events.Diagnostic) {
 	if b.static == nil {
-		b.static = make(map[string]bool, len(cat.Skills))
-		for _, s := range cat.Skills {
+		b.static = make(map[string]bool, len(skills))
+		for _, s := range skills {
 			b.static[s.URI] = true
 		}
-		return cat
+		return skills, diags
 	}
-	skills := make([]events.Skill, 0, len(cat.Skills))
-	diags := cat.Diagnostics
-	for _, s := range cat.Skills {
+	served := make([]events.Skill, 0, len(skills))
+	for _, s := range skills {
 		if b.static[s.URI] {
-			skills = append(skills, s)
+			served = append(served, s)
 			continue
 		}
 		file := mdFile(s.Source, events.ScannedSkill{Dir: s.Dir, Files: s.Files})
 		diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Version: s.Files[0].Digest,
 			Message: fmt.Sprintf("%s: skill %s appeared after startup and is not served: the skill set is fixed in static mode (--static); restart the server to serve it", file, s.QualifiedName)})
 	}
-	return events.NewCatalog(cat.Version, cat.Static, skills, diags)
+	return served, diags
 }
 
+// logDiagnostics logs each diagnostic once per (file, message, version)
+// it stays in the diagnostics of consecutive builds. The same diagnostics
+// as last time (a build of an unchanged or one-skill edit) cost one
+// comparison.
 func (b *Builder) logDiagnostics(diags []events.Diagnostic) {
-	seen := make(map[string]bool, len(diags))
+	if b.loggedDiags != nil && slices.Equal(b.loggedDiags, diags) {
+		return
+	}
+	b.loggedDiags = diags
+	seen := make(map[diagKey]bool, len(diags))
 	for _, d := range diags {
-		key := d.File + "\x00" + d.Message + "\x00" + d.Version
+		key := diagKey{d.File, d.Message, d.Version}
 		seen[key] = true
 		if b.logged[key] {
 			continue
@@ -626,12 +765,18 @@ func (b *Builder) logDiagnostics(diags []events.Diagnostic) {
 	b.logged = seen
 }
 
+// diagKey identifies a logged diagnostic.
+type diagKey struct{ file, message, version string }
+
 func sameSkill(a, b *events.Skill) bool {
 	if a.QualifiedName != b.QualifiedName || a.Name != b.Name || a.Description != b.Description ||
 		a.Listed != b.Listed || a.ModelInvocable != b.ModelInvocable || a.UserInvocable != b.UserInvocable ||
 		a.AssistantOverridden != b.AssistantOverridden || a.UserOverridden != b.UserOverridden ||
 		a.Dir != b.Dir || a.Source != b.Source || !bytes.Equal(a.Frontmatter, b.Frontmatter) || len(a.Files) != len(b.Files) {
 		return false
+	}
+	if len(a.Files) > 0 && &a.Files[0] == &b.Files[0] {
+		return true
 	}
 	for i := range a.Files {
 		if a.Files[i].Path != b.Files[i].Path || a.Files[i].Digest != b.Files[i].Digest || a.Files[i].DiskName != b.Files[i].DiskName {
@@ -641,20 +786,24 @@ func sameSkill(a, b *events.Skill) bool {
 	return true
 }
 
-// sameCatalog reports whether next would show clients nothing prev does
-// not: the same skills with the same manifests (digests, sizes and
-// modification times), flags and frontmatter, the same diagnostics and
-// mode. Versions are not compared.
-func sameCatalog(prev, next *events.Catalog) bool {
-	if prev.Static != next.Static || len(prev.Skills) != len(next.Skills) || !slices.Equal(prev.Diagnostics, next.Diagnostics) {
+// sameSkills reports whether next would show clients nothing prev does
+// not: the same skills (both sorted by URI) with the same manifests
+// (digests, sizes and modification times), flags and frontmatter. A
+// manifest shared with prev (an unchanged skill the memo reused) is the
+// same without a look at its files.
+func sameSkills(prev, next []events.Skill) bool {
+	if len(prev) != len(next) {
 		return false
 	}
-	for i := range prev.Skills {
-		a, b := &prev.Skills[i], &next.Skills[i]
+	for i := range prev {
+		a, b := &prev[i], &next[i]
 		// A folder swapped for another one with the same bytes shows
 		// clients nothing, but reads must open the new one.
 		if a.URI != b.URI || a.SkillPath != b.SkillPath || !sameSkill(a, b) || a.RealDir != b.RealDir || a.DirID != b.DirID {
 			return false
+		}
+		if len(a.Files) > 0 && &a.Files[0] == &b.Files[0] {
+			continue
 		}
 		for j := range a.Files {
 			if a.Files[j].Size != b.Files[j].Size || !a.Files[j].ModTime.Equal(b.Files[j].ModTime) {

@@ -204,24 +204,91 @@ type change struct {
 
 // updatedURIs lists, sorted by URI, the file URIs of prev that changed
 // digest or vanished in next, each with the skill that served it in prev,
-// and the index URI when [indexChanged].
+// and the index URI when [indexChanged]. It walks both skill lists in
+// their URI order at once and looks at the files only of the skills whose
+// manifest changed: a skill sharing its manifest with prev (the catalog
+// builder reuses every unchanged skill) costs one comparison, so a
+// one-file edit in 10,000 skills diffs one skill's files, never the
+// catalogs file by file. Catalogs not sorted by URI (never made by
+// [events.NewCatalog]) are diffed file by file.
 func updatedURIs(prev, next *events.Catalog) []change {
 	var out []change
-	for i := range prev.Skills {
-		s := &prev.Skills[i]
-		for _, f := range s.Files {
-			uri := s.FileURI(f.Path)
-			if ref, ok := next.File(uri); ok && ref.File.Digest == f.Digest {
-				continue
-			}
-			// A nested skill's files are in its parent's manifest too; the
-			// skill serving the URI is the one the catalog resolves it to.
-			owner := s.URI
-			if ref, ok := prev.File(uri); ok {
-				owner = ref.Skill.URI
-			}
-			out = append(out, change{uri, owner})
+	index := false
+	ps, ns := prev.Skills, next.Skills
+	i, j := 0, 0
+	for i < len(ps) || j < len(ns) {
+		var a, b *events.Skill
+		switch {
+		case j == len(ns) || i < len(ps) && ps[i].URI < ns[j].URI:
+			a = &ps[i]
+			i++
+		case i == len(ps) || ns[j].URI < ps[i].URI:
+			b = &ns[j]
+			j++
+		default:
+			a, b = &ps[i], &ns[j]
+			i++
+			j++
 		}
+		if i > 1 && i <= len(ps) && ps[i-1].URI <= ps[i-2].URI || j > 1 && j <= len(ns) && ns[j-1].URI <= ns[j-2].URI {
+			return updatedURIsSlow(prev, next)
+		}
+		if !index && entryOf(a) != entryOf(b) {
+			index = true
+		}
+		if a == nil || b != nil && sameManifest(a.Files, b.Files) {
+			continue
+		}
+		out = fileChanges(out, prev, next, a)
+	}
+	if index {
+		out = append(out, change{uri: events.IndexURI})
+	}
+	slices.SortFunc(out, func(a, b change) int { return strings.Compare(a.uri, b.uri) })
+	return slices.CompactFunc(out, func(a, b change) bool { return a.uri == b.uri })
+}
+
+// sameManifest reports whether two manifests list the same files with the
+// same digests: at once when they share their backing array.
+func sameManifest(a, b []events.File) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for k := range a {
+		if a[k].Path != b[k].Path || a[k].Digest != b[k].Digest {
+			return false
+		}
+	}
+	return true
+}
+
+// fileChanges appends to out the file URIs of prev's skill s whose digest
+// changed or that vanished in next.
+func fileChanges(out []change, prev, next *events.Catalog, s *events.Skill) []change {
+	for _, f := range s.Files {
+		uri := s.FileURI(f.Path)
+		if ref, ok := next.File(uri); ok && ref.File.Digest == f.Digest {
+			continue
+		}
+		// A nested skill's files are in its parent's manifest too; the
+		// skill serving the URI is the one the catalog resolves it to.
+		owner := s.URI
+		if ref, ok := prev.File(uri); ok {
+			owner = ref.Skill.URI
+		}
+		out = append(out, change{uri, owner})
+	}
+	return out
+}
+
+// updatedURIsSlow is [updatedURIs] comparing the catalogs file by file.
+func updatedURIsSlow(prev, next *events.Catalog) []change {
+	var out []change
+	for i := range prev.Skills {
+		out = fileChanges(out, prev, next, &prev.Skills[i])
 	}
 	if indexChanged(prev, next) {
 		out = append(out, change{uri: events.IndexURI})
@@ -249,11 +316,18 @@ func indexChanged(prev, next *events.Catalog) bool {
 func indexEntries(c *events.Catalog) []indexEntry {
 	var out []indexEntry
 	for i := range c.Skills {
-		s := &c.Skills[i]
-		if !s.Listed || len(s.Files) == 0 {
-			continue
+		if e := entryOf(&c.Skills[i]); e != (indexEntry{}) {
+			out = append(out, e)
 		}
-		out = append(out, indexEntry{s.Name, strings.TrimSpace(s.Description), s.URI, s.Files[0].Digest})
 	}
 	return out
+}
+
+// entryOf is s's entry in the index, or the zero entry when it has none
+// (s is nil, not listed, or has no files).
+func entryOf(s *events.Skill) indexEntry {
+	if s == nil || !s.Listed || len(s.Files) == 0 {
+		return indexEntry{}
+	}
+	return indexEntry{s.Name, strings.TrimSpace(s.Description), s.URI, s.Files[0].Digest}
 }

@@ -1,0 +1,65 @@
+package events
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestCatalogFileLookup checks File against the map it replaced (every
+// manifest file's URI → the innermost skill holding it), over random
+// catalogs of nested skills with names that need percent-encoding, and
+// against URIs that are near misses.
+func TestCatalogFileLookup(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	dirs := []string{"a", "a/b c", "a/b c/d", "e%", "e%/f"}
+	files := []string{"SKILL.md", "x.md", "b c/SKILL.md", "b c/y é.md", "d/SKILL.md", "f/z.md"}
+	for round := range 500 {
+		var skills []Skill
+		for _, d := range dirs {
+			if rng.IntN(3) == 0 {
+				continue
+			}
+			sk := Skill{SkillPath: "src/" + d, URI: "skill://src/" + EncodePath(d) + "/SKILL.md", QualifiedName: d}
+			for k, f := range files {
+				if k == 0 || rng.IntN(2) == 0 {
+					sk.Files = append(sk.Files, File{Path: f, Digest: fmt.Sprint(rng.IntN(9))})
+				}
+			}
+			skills = append(skills, sk)
+		}
+		c := NewCatalog(1, false, skills, nil)
+		want := map[string]FileRef{}
+		for i := range c.Skills {
+			s := &c.Skills[i]
+			for j := range s.Files {
+				uri := s.FileURI(s.Files[j].Path)
+				if prev, ok := want[uri]; ok && len(prev.Skill.SkillPath) >= len(s.SkillPath) {
+					continue
+				}
+				want[uri] = FileRef{Skill: s, File: &s.Files[j]}
+			}
+		}
+		for uri, w := range want {
+			if got, ok := c.File(uri); !ok || got != w {
+				t.Fatalf("round %d: File(%q) = %v, %v; want %v", round, uri, got, ok, w)
+			}
+			for _, miss := range []string{uri + "x", uri[:len(uri)-1], uri + "/", "skill://src/a/x%2Emd"} {
+				if _, inWant := want[miss]; inWant {
+					continue
+				}
+				if got, ok := c.File(miss); ok {
+					t.Fatalf("round %d: File(%q) = %v, want none", round, miss, got)
+				}
+			}
+		}
+		for i := range c.Skills {
+			if got := c.SkillByURI(c.Skills[i].URI); got != &c.Skills[i] {
+				t.Fatalf("round %d: SkillByURI(%q) = %v", round, c.Skills[i].URI, got)
+			}
+			if got := c.SkillByURI(c.Skills[i].SkillRootURI()); got != nil {
+				t.Fatalf("round %d: SkillByURI(root %q) = %v, want nil", round, c.Skills[i].SkillRootURI(), got)
+			}
+		}
+	}
+}
