@@ -33,6 +33,10 @@ func TestByReference(t *testing.T) {
 	if err := events.Publish(bus, scan); err != nil {
 		t.Fatal(err)
 	}
+	// Nothing but the queued messages holds the references now: they must
+	// survive garbage collection.
+	runtime.GC()
+	runtime.GC()
 	for i := range 3 {
 		m := <-cats[i]
 		if len(m.Payload) > 100 || !strings.Contains(string(m.Payload), `"version":7`) {
