@@ -53,33 +53,57 @@ func TopicOf(ev any) (string, bool) {
 	return topic, ok
 }
 
-// Encode returns a new message holding ev as JSON, with the event type name
-// in metadata [MetadataName] and a fresh UUID. ev must be one of this
-// package's event types (value or pointer).
+// Encode returns a new message holding ev, with the event type name in
+// metadata [MetadataName] and a fresh UUID. ev must be one of this
+// package's event types (value or pointer). A [CatalogChanged] or
+// [SourceScanned] is held by reference (see ref.go): the payload names the
+// value in a process-local store for as long as the message lives; every
+// other event is held as JSON.
 func Encode(ev any) (*message.Message, error) {
 	if _, ok := TopicOf(ev); !ok {
 		return nil, fmt.Errorf("events: encoding %T: not an event type", ev)
 	}
-	payload, err := json.Marshal(ev)
-	if err != nil {
-		return nil, fmt.Errorf("encoding %T: %w", ev, err)
-	}
-	msg := message.NewMessage(watermill.NewUUID(), payload)
 	t := reflect.TypeOf(ev)
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	var (
+		payload []byte
+		err     error
+	)
+	if byRef(t.Name()) {
+		payload, err = encodeRef(ev)
+	} else {
+		payload, err = json.Marshal(ev)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("encoding %T: %w", ev, err)
+	}
+	msg := message.NewMessage(watermill.NewUUID(), payload)
 	msg.Metadata.Set(MetadataName, t.Name())
 	return msg, nil
 }
 
-// Decode returns the event of type T held by msg. It returns an error
+// Decode returns the event of type T held by msg. A by-reference event
+// ([Encode]) is the very value published, shared with the publisher and
+// every other subscriber: read it, never change it. It returns an error
 // wrapping [ErrWrongEvent] when the message's name metadata is not T's name,
 // and the JSON error when the payload does not decode.
 func Decode[T any](msg *message.Message) (T, error) {
 	var v T
 	if got, want := msg.Metadata.Get(MetadataName), nameOf[T](); got != want {
 		return v, fmt.Errorf("%w: message %s is %q, want %q", ErrWrongEvent, msg.UUID, got, want)
+	}
+	if byRef(nameOf[T]()) && isRef(msg.Payload) {
+		val, err := decodeRef(msg.Payload)
+		if err != nil {
+			return v, fmt.Errorf("decoding %s message %s: %w", nameOf[T](), msg.UUID, err)
+		}
+		v, ok := val.(T)
+		if !ok {
+			return v, fmt.Errorf("%w: message %s refers to a %T, want %s", ErrWrongEvent, msg.UUID, val, nameOf[T]())
+		}
+		return v, nil
 	}
 	if err := json.Unmarshal(msg.Payload, &v); err != nil {
 		return v, fmt.Errorf("decoding %s message %s: %w", nameOf[T](), msg.UUID, err)

@@ -14,7 +14,11 @@
 //
 // Every event is immutable once published: publishers do not touch it
 // afterwards and consumers treat it, including its slices and maps, as
-// read-only.
+// read-only. The two big ones, [CatalogChanged] and [SourceScanned], are
+// not even copied: the message carries a reference to the published value
+// and every subscriber decodes that same value (ref.go); a trace records
+// them as content-addressed snapshots, each distinct skill once
+// (snapshot.go).
 //
 // # Bus
 //

@@ -18,29 +18,47 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 )
 
-// TraceLine is one line of a trace file: one published message.
+// TraceLine is one line of a trace file: one published message, or one
+// blob of a snapshot (see snapshot.go) that later message lines refer to.
 type TraceLine struct {
-	// Time is when the message was published.
+	// Time is when the message (or the message the blob is first part of)
+	// was published.
 	Time time.Time `json:"time"`
-	// Topic is the topic it was published on.
+	// Topic is the topic it was published on; empty on a blob line.
 	Topic string `json:"topic"`
+	// Blob, set on a blob line only, is "sha256:" and the hex SHA-256 of
+	// Payload, the name message lines refer to it by. A trace holds each
+	// blob once, before the first line that refers to it.
+	Blob string `json:"blob,omitempty"`
 	// UUID is the message UUID.
-	UUID string `json:"uuid"`
+	UUID string `json:"uuid,omitempty"`
 	// Metadata is the message metadata (the event name among it).
-	Metadata map[string]string `json:"metadata"`
-	// Payload is the event JSON.
+	Metadata map[string]string `json:"metadata,omitempty"`
+	// Payload is the event JSON; on a message line with Lists, the event
+	// without its big lists; on a blob line, the blob.
 	Payload json.RawMessage `json:"payload"`
+	// Lists, set on the message line of a by-reference event
+	// ([CatalogChanged], [SourceScanned]), are the lists Payload leaves
+	// out ("skills", "diagnostics"), each as the names of the blobs of its
+	// chunks: a chunk is a JSON array of the names of the blobs of its
+	// elements.
+	Lists map[string][]string `json:"lists,omitempty"`
 }
 
 // TracePublisher is a [message.Publisher] decorator that writes every
 // message as one JSON line ([TraceLine]) to a writer before passing it on.
+// A by-reference event ([CatalogChanged], [SourceScanned]) is written as a
+// snapshot: the blobs of its skills and diagnostics that the trace does
+// not hold yet, then its message line naming them (snapshot.go), so a new
+// catalog version costs the trace what changed, not the whole catalog.
 // It is safe for concurrent use.
 type TracePublisher struct {
 	next message.Publisher
 	now  func() time.Time
 
-	mu sync.Mutex
-	w  *bufio.Writer
+	mu   sync.Mutex
+	w    *bufio.Writer
+	snap snapshotWriter // guarded by mu
 }
 
 var _ message.Publisher = (*TracePublisher)(nil)
@@ -52,33 +70,65 @@ func NewTracePublisher(next message.Publisher, w io.Writer) *TracePublisher {
 	if next == nil || w == nil {
 		panic("events.NewTracePublisher: nil publisher or writer")
 	}
-	return &TracePublisher{next: next, w: bufio.NewWriter(w), now: time.Now}
+	t := &TracePublisher{next: next, w: bufio.NewWriter(w), now: time.Now}
+	t.snap.seen = map[[32]byte]bool{}
+	return t
 }
 
 // Publish records each message and then publishes it on next.
 func (t *TracePublisher) Publish(topic string, msgs ...*message.Message) error {
 	var werr error
 	for _, m := range msgs {
-		line := TraceLine{Time: t.now().UTC(), Topic: topic, UUID: m.UUID, Metadata: map[string]string(m.Metadata), Payload: json.RawMessage(m.Payload)}
-		b, err := json.Marshal(line)
-		if err != nil {
-			werr = fmt.Errorf("encoding trace line: %w", err)
-			continue
-		}
-		t.mu.Lock()
-		_, err = t.w.Write(append(b, '\n'))
-		if err == nil {
-			err = t.w.Flush()
-		}
-		t.mu.Unlock()
-		if err != nil {
-			werr = fmt.Errorf("writing trace line: %w", err)
+		if err := t.record(topic, m); err != nil {
+			werr = err
 		}
 	}
 	if err := t.next.Publish(topic, msgs...); err != nil {
 		return err
 	}
 	return werr
+}
+
+// record writes the lines of m: the new blobs of a by-reference event's
+// snapshot, then its message line.
+func (t *TracePublisher) record(topic string, m *message.Message) error {
+	now := t.now().UTC()
+	line := TraceLine{Time: now, Topic: topic, UUID: m.UUID, Metadata: map[string]string(m.Metadata), Payload: json.RawMessage(m.Payload)}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if byRef(m.Metadata.Get(MetadataName)) && isRef(m.Payload) {
+		val, err := decodeRef(m.Payload)
+		if err != nil {
+			return fmt.Errorf("tracing message %s: %w", m.UUID, err)
+		}
+		t.snap.blob = func(name string, data []byte) error {
+			return t.writeLine(TraceLine{Time: now, Blob: name, Payload: data})
+		}
+		head, lists, err := t.snap.snapshot(val)
+		if err != nil {
+			return fmt.Errorf("tracing message %s: %w", m.UUID, err)
+		}
+		line.Payload, line.Lists = head, lists
+	}
+	if err := t.writeLine(line); err != nil {
+		return err
+	}
+	if err := t.w.Flush(); err != nil {
+		return fmt.Errorf("writing trace line: %w", err)
+	}
+	return nil
+}
+
+// writeLine writes line and a newline. t.mu must be held.
+func (t *TracePublisher) writeLine(line TraceLine) error {
+	b, err := json.Marshal(line)
+	if err != nil {
+		return fmt.Errorf("encoding trace line: %w", err)
+	}
+	if _, err := t.w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing trace line: %w", err)
+	}
+	return nil
 }
 
 // Flush writes any buffered trace lines.
@@ -183,7 +233,10 @@ type ReplayOptions struct {
 
 // Replay reads a trace written by [TracePublisher] from r and publishes each
 // message, with its recorded UUID and metadata, on its topic through pub, in
-// file order, calling [ReplayOptions.Wait] after each. It returns how many
+// file order, calling [ReplayOptions.Wait] after each. A snapshot line's
+// event is rebuilt from the blob lines before it and published by
+// reference, as [Publish] does; a trace recorded before snapshots (every
+// event as JSON) replays as it is. It returns how many
 // were published once the last one was (and, with Wait, waited for): on
 // [Bus] without Wait they may still be queued. It stops at the first
 // malformed line, with an error giving its line number, or when ctx is done.
@@ -197,6 +250,7 @@ func Replay(ctx context.Context, r io.Reader, pub message.Publisher, opts *Repla
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	snaps := snapshotReader{blobs: map[string][]byte{}}
 	n, lineNo := 0, 0
 	for sc.Scan() {
 		lineNo++
@@ -206,12 +260,21 @@ func Replay(ctx context.Context, r io.Reader, pub message.Publisher, opts *Repla
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
-		topic, msg, err := traceMessage(sc.Bytes())
-		if err != nil {
+		var line TraceLine
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			return n, fmt.Errorf("reading trace line %d: %w", lineNo, err)
 		}
+		if line.Blob != "" {
+			snaps.blobs[line.Blob] = line.Payload
+			continue
+		}
+		topic := line.Topic
 		if len(topicsWanted) > 0 && !slices.Contains(topicsWanted, topic) {
 			continue
+		}
+		msg, err := traceMessage(line, &snaps)
+		if err != nil {
+			return n, fmt.Errorf("reading trace line %d: %w", lineNo, err)
 		}
 		if err := pub.Publish(topic, msg); err != nil {
 			return n, fmt.Errorf("replaying trace line %d: %w", lineNo, err)
@@ -229,16 +292,23 @@ func Replay(ctx context.Context, r io.Reader, pub message.Publisher, opts *Repla
 	return n, nil
 }
 
-// traceMessage decodes one trace line into its topic and a message with the
-// recorded UUID, metadata and payload.
-func traceMessage(b []byte) (string, *message.Message, error) {
-	var line TraceLine
-	if err := json.Unmarshal(b, &line); err != nil {
-		return "", nil, err
+// traceMessage returns the message of one trace line, with the recorded
+// UUID, metadata and payload. The event of a snapshot line is rebuilt from
+// the blobs read so far and held by reference, as [Encode] does.
+func traceMessage(line TraceLine, snaps *snapshotReader) (*message.Message, error) {
+	payload := []byte(line.Payload)
+	if line.Lists != nil {
+		ev, err := snaps.event(line.Metadata[MetadataName], line.Payload, line.Lists)
+		if err != nil {
+			return nil, err
+		}
+		if payload, err = encodeRef(ev); err != nil {
+			return nil, err
+		}
 	}
-	msg := message.NewMessage(line.UUID, message.Payload(line.Payload))
+	msg := message.NewMessage(line.UUID, payload)
 	for k, v := range line.Metadata {
 		msg.Metadata.Set(k, v)
 	}
-	return line.Topic, msg, nil
+	return msg, nil
 }
