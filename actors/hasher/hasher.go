@@ -140,8 +140,10 @@ func Scan(ctx context.Context, src events.Source, opts *Options) (events.SourceS
 
 // Scan finds the skill folders of one local, remote (its cache folder) or
 // bundled source and hashes
-// their files, reading only files whose (path, size, mtime) is not in the
-// digest cache (BR-35); Hashed counts the files read. It blocks until done
+// their files, reading only files whose (path, size, mtime, inode, device,
+// change time) is not in the digest cache (BR-35; a SKILL.md is always
+// read, its bytes are carried); Hashed counts the files read. With
+// [Options.CacheDir] it writes the cache before it returns. It blocks until done
 // and is safe for concurrent use, also while Run runs. Seq and ConfigSeq of
 // the result are zero. Symbolic links are followed only when they sit
 // directly in the root (or in its skills/ or .claude/skills) and point to a
