@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -199,6 +200,7 @@ func serve(ctx context.Context, set config.Settings, reload func() (config.Confi
 		// Files over the caps are never read, hashed or listed (issue 10 F4).
 		MaxFileSize:    set.MaxFileSize,
 		MaxSkillMDSize: set.MaxSkillMDSize,
+		DigestCache:    digestCacheDir(set.Config),
 	})
 	if err != nil {
 		return err
@@ -448,4 +450,16 @@ func buildVersion() string {
 		}
 	}
 	return version
+}
+
+// digestCacheDir is the folder of the hasher's persistent digest cache
+// (issue 12): beside the remote caches, in $SKILLJACK_CACHE_DIR/.digests or
+// ~/.skilljack/.digests — a dot folder, so never a GitHub owner's folder
+// and never scanned. It is "" (digests in memory only) when the
+// configuration names no cache folder.
+func digestCacheDir(cfg config.Config) string {
+	if cfg.WellKnown.CacheDir == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(cfg.WellKnown.CacheDir), ".digests")
 }

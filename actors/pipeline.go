@@ -56,6 +56,9 @@ type PipelineOptions struct {
 	// ([hasher.Options]); 0 means [hasher.DefaultMaxFileSize] and
 	// [hasher.DefaultMaxSkillMDSize].
 	MaxFileSize, MaxSkillMDSize int64
+	// DigestCache is the folder of the hasher's persistent digest cache
+	// ([hasher.Options.CacheDir]); empty keeps digests in memory only.
+	DigestCache string
 }
 
 // Pipeline is the skill pipeline of [events.NewBus]: config → watcher →
@@ -119,7 +122,7 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	}
 	p.runners = append(p.runners,
 		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced}, pub,
-			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize}),
+			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize, CacheDir: o.DigestCache}),
 		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog")}),
 		notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)

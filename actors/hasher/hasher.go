@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -89,6 +90,13 @@ type Options struct {
 	// skill whose SKILL.md is larger is skipped with an error diagnostic.
 	// If zero, defaults to [DefaultMaxSkillMDSize].
 	MaxSkillMDSize int64
+	// CacheDir is the folder of the persistent digest cache: one file per
+	// source root, keyed by each file's path, size, modification time,
+	// inode, device and change time, so that a restart with nothing
+	// changed reads no supporting file (issue 12). It is created when
+	// needed, safe to delete and may be shared by several processes. If
+	// empty, digests are cached in memory only.
+	CacheDir string
 }
 
 // Hasher is the actor that scans sources for skill folders and hashes their
@@ -96,8 +104,10 @@ type Options struct {
 // besides the bytes, decided from the bytes it hashes: the MIME type and
 // text flag ([skill.Content]), and for a SKILL.md its bytes; nobody reads a
 // file again to serve a SKILL.md or to type a file (issue 11 item 6). It
-// keeps a digest cache keyed by (path, size, mtime) that holds all of it,
-// so an unchanged file is never read twice (BR-35).
+// keeps a digest cache keyed by (path, size, mtime, inode, device, change
+// time) that holds all of it, so an unchanged file is never read twice
+// (BR-35), and with [Options.CacheDir] it persists the cache between
+// starts.
 type Hasher struct {
 	in      <-chan *message.Message
 	changes <-chan *message.Message
@@ -123,13 +133,18 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Hasher {
 // between calls, for `skilljack-mcp validate`: it scans src once with
 // opts (nil means defaults).
 func Scan(ctx context.Context, src events.Source, opts *Options) (events.SourceScanned, error) {
-	return newScanner(opts).scan(ctx, src)
+	sc := newScanner(opts)
+	out, err := sc.scan(ctx, src)
+	sc.flush()
+	return out, err
 }
 
 // Scan finds the skill folders of one local, remote (its cache folder) or
 // bundled source and hashes
-// their files, reading only files whose (path, size, mtime) is not in the
-// digest cache (BR-35); Hashed counts the files read. It blocks until done
+// their files, reading only files whose (path, size, mtime, inode, device,
+// change time) is not in the digest cache (BR-35; a SKILL.md is always
+// read, its bytes are carried); Hashed counts the files read. With
+// [Options.CacheDir] it writes the cache before it returns. It blocks until done
 // and is safe for concurrent use, also while Run runs. Seq and ConfigSeq of
 // the result are zero. Symbolic links are followed only when they sit
 // directly in the root (or in its skills/ or .claude/skills) and point to a
@@ -146,7 +161,9 @@ func Scan(ctx context.Context, src events.Source, opts *Options) (events.SourceS
 // one diagnostic, the only report of it. It returns an error only for a
 // source kind it does not scan or when ctx is done.
 func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScanned, error) {
-	return h.sc.scan(ctx, src)
+	out, err := h.sc.scan(ctx, src)
+	h.sc.flush()
+	return out, err
 }
 
 // Run handles sources.configured and files.changed messages until ctx is
@@ -379,7 +396,9 @@ func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
 			continue
 		}
 		scan, err := h.sc.scanKeep(ctx, src, nil, true)
-		if !h.publish(ctx, cfg.Seq, scan, err) {
+		ok := h.publish(ctx, cfg.Seq, scan, err)
+		h.sc.flush() // after the publish: the catalog does not wait for the disk
+		if !ok {
 			return
 		}
 	}
@@ -389,6 +408,7 @@ func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
 func (h *Hasher) rescan(ctx context.Context, job *rescanJob) {
 	scan, err := h.sc.scanKeep(ctx, job.src, slices.Sorted(maps.Keys(job.paths)), job.whole)
 	h.publish(ctx, job.cfgSeq, scan, err)
+	h.sc.flush()
 }
 
 // publish publishes a finished scan unless it failed or its configuration
@@ -428,11 +448,32 @@ type scanner struct {
 	// dirs maps a local root key to what the last scan of the hasher's Run
 	// read of its folders; a rescan takes it out while it runs.
 	dirs map[string]*dirCache
+
+	// disk is the persistent digest cache, nil without Options.CacheDir.
+	disk *diskCache
+	// persisted counts the durable entries of each root's cache file as
+	// last read or written; unsaved holds the caches to write next
+	// ([scanner.flush]), by root key.
+	persisted map[string]int
+	unsaved   map[string]map[string]cacheEntry
+	saveMu    sync.Mutex // serializes flushes, so a newer cache is written last
+	saveWarn  bool       // a failed write was logged as a warning
 }
 
+// cacheEntry describes one file as it was hashed, keyed by its size,
+// modification time and, where the platform has them ([fileIdent]), its
+// inode, device and change time.
 type cacheEntry struct {
 	size    int64
 	modTime time.Time
+	ino     uint64
+	dev     uint64
+	ctime   int64 // ns
+	id      bool  // ino, dev and ctime are known
+	// durable is set when the entry may be persisted ([diskCache]): its
+	// key is the identity of the very file hashed, whose change time was
+	// older than the scan's start by [racySlack].
+	durable bool
 	digest  string
 	// mime and text are what the facade serves the file as, decided from
 	// the bytes hashed ([skill.Content]).
@@ -459,6 +500,10 @@ func newScanner(opts *Options) *scanner {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	var disk *diskCache
+	if o.CacheDir != "" {
+		disk = &diskCache{dir: o.CacheDir, log: o.Logger}
+	}
 	return &scanner{
 		bundled: o.Bundled,
 		workers: o.Workers,
@@ -467,6 +512,48 @@ func newScanner(opts *Options) *scanner {
 		maxMD:   o.MaxSkillMDSize,
 		cache:   map[string]map[string]cacheEntry{},
 		dirs:    map[string]*dirCache{},
+		disk:    disk,
+
+		persisted: map[string]int{},
+		unsaved:   map[string]map[string]cacheEntry{},
+	}
+}
+
+// matches reports whether e describes the file fi, by its key.
+func (e *cacheEntry) matches(fi fs.FileInfo) bool {
+	if e.size != fi.Size() || !e.modTime.Equal(fi.ModTime()) {
+		return false
+	}
+	ino, dev, ctime, ok := fileIdent(fi)
+	if ok != e.id {
+		return false
+	}
+	return !ok || e.ino == ino && e.dev == dev && e.ctime == ctime
+}
+
+// flush writes the digest caches the scans since the last flush changed.
+// A failed write is logged (a warning the first time) and otherwise
+// ignored: the cache is an optimisation.
+func (s *scanner) flush() {
+	if s.disk == nil {
+		return
+	}
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	s.mu.Lock()
+	todo := s.unsaved
+	s.unsaved = map[string]map[string]cacheEntry{}
+	s.mu.Unlock()
+	for _, key := range slices.Sorted(maps.Keys(todo)) {
+		if err := s.disk.save(key, todo[key]); err != nil {
+			level := slog.LevelDebug
+			s.mu.Lock()
+			if !s.saveWarn {
+				s.saveWarn, level = true, slog.LevelWarn
+			}
+			s.mu.Unlock()
+			s.log.Log(context.Background(), level, "cannot write the digest cache; the next start hashes every file again", "dir", s.disk.dir, "error", err)
+		}
 	}
 }
 
@@ -512,6 +599,7 @@ func (s *scanner) scanKeep(ctx context.Context, src events.Source, changed []str
 // watcher saw them written.
 func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache, force map[string]bool) (events.SourceScanned, error) {
 	out := events.SourceScanned{Source: src}
+	start := time.Now() // before any stat: see racySlack
 	w, rootKey, diag, err := s.newWalker(src, dc)
 	if err != nil {
 		return out, err
@@ -529,7 +617,7 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 		return out, fmt.Errorf("scanning source %s: %w", src.Location, err)
 	}
 	wants, order, over := s.wanted(w)
-	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force)
+	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force, start)
 	if err != nil {
 		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
 	}
@@ -567,10 +655,13 @@ func (s *scanner) newWalker(src events.Source, dc *dirCache) (w *walker, rootKey
 			w.rootReal = r
 		}
 		w.resolve = func(p string) (string, error) { return filepath.EvalSymlinks(w.display(p)) }
-		if dc != nil {
-			w.fsys = dc
-			w.resolve = dc.resolver(w.resolve)
+		if dc == nil {
+			// Even a one-off scan reads each folder once: discovery and the
+			// manifest listing both look into every folder of a skill.
+			dc = newDirCache(root)
 		}
+		w.fsys = dc
+		w.resolve = dc.resolver(w.resolve)
 		return w, "local:" + root, nil, nil
 	case events.SourceBundled:
 		if s.bundled == nil {
@@ -616,46 +707,87 @@ type hashResult struct {
 	fresh  map[string]cacheEntry // by path in the scan's file system
 	failed map[string]error      // files that could not be read
 	hashed int                   // files read
+	// durable counts the entries of fresh that may be persisted, newly
+	// those of them that were hashed by this scan.
+	durable, newly int
+}
+
+// hashJob is the files of one skill folder a worker hashes, opening the
+// folder once (dir "" for a file of the bundled source, one per job).
+type hashJob struct {
+	dir   string
+	id    events.FolderID
+	paths []string
 }
 
 // hashAll describes every wanted file of fsys, in order: from the digest
-// cache of rootKey when its size and mtime match (and its bytes are there
-// if needed) and force does not name it, else by reading it, s.workers at
-// a time. It then replaces the cache of rootKey with the result. It
-// returns an error only when ctx is done.
-func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool) (hashResult, error) {
-	s.mu.Lock()
-	old := s.cache[rootKey]
-	s.mu.Unlock()
+// cache of rootKey (in memory, else the persistent one) when its key
+// matches ([cacheEntry.matches]; and its bytes are there if needed) and
+// force does not name it, else by reading it, s.workers skill folders at a
+// time. It then replaces the cache of rootKey with the result, and marks
+// it for [scanner.flush] when its durable part changed. start is when the
+// scan began, before any stat. It returns an error only when ctx is done.
+func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool, start time.Time) (hashResult, error) {
+	old := s.entries(rootKey)
 	r := hashResult{fresh: make(map[string]cacheEntry, len(order)), failed: map[string]error{}}
-	var pending []string
+	var jobs []*hashJob
+	byDir := map[string]*hashJob{}
 	for _, p := range order {
 		x := wants[p]
-		if e, ok := old[p]; ok && !force[p] && e.size == x.info.Size() && e.modTime.Equal(x.info.ModTime()) && (!x.need || e.content != nil) {
+		if e, ok := old[p]; ok && !force[p] && e.matches(x.info) && (!x.need || e.content != nil) {
+			e.modTime = x.info.ModTime()
 			r.fresh[p] = e
+			if e.durable && e.content == nil {
+				r.durable++
+			}
 			continue
 		}
-		pending = append(pending, p)
+		if x.dir == "" {
+			jobs = append(jobs, &hashJob{paths: []string{p}})
+			continue
+		}
+		j := byDir[x.dir]
+		if j == nil {
+			j = &hashJob{dir: x.dir, id: x.id}
+			byDir[x.dir] = j
+			jobs = append(jobs, j)
+		}
+		j.paths = append(j.paths, p)
 	}
+	racy := start.Add(-racySlack).UnixNano()
 	var mu sync.Mutex // guards r
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.workers)
-	for _, p := range pending {
-		x := wants[p]
+	for _, j := range jobs {
 		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
+			var root *os.Root
+			var rootErr error
+			if j.dir != "" {
+				if root, rootErr = skill.OpenDir(j.dir, j.id); rootErr == nil {
+					defer root.Close()
+				}
 			}
-			e, err := hashWanted(fsys, p, x)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				r.failed[p] = err
-				return nil
+			for _, p := range j.paths {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				ce, err := cacheEntry{}, rootErr
+				if err == nil {
+					ce, err = hashWanted(fsys, root, p, wants[p], racy)
+				}
+				mu.Lock()
+				if err != nil {
+					r.failed[p] = err
+				} else {
+					r.hashed++
+					if ce.durable && ce.content == nil {
+						r.durable++
+						r.newly++
+					}
+					r.fresh[p] = ce
+				}
+				mu.Unlock()
 			}
-			r.hashed++
-			e.modTime = x.info.ModTime()
-			r.fresh[p] = e
 			return nil
 		})
 	}
@@ -667,8 +799,32 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 	}
 	s.mu.Lock()
 	s.cache[rootKey] = r.fresh
+	if s.disk != nil && rootKey != "bundled:" {
+		if n, ok := s.persisted[rootKey]; !ok || n != r.durable || r.newly > 0 {
+			s.persisted[rootKey] = r.durable
+			s.unsaved[rootKey] = r.fresh
+		}
+	}
 	s.mu.Unlock()
 	return r, nil
+}
+
+// entries returns the digest cache of rootKey: the last scan's, else (on
+// a root's first scan) what the persistent cache holds for it.
+func (s *scanner) entries(rootKey string) map[string]cacheEntry {
+	s.mu.Lock()
+	old, ok := s.cache[rootKey]
+	s.mu.Unlock()
+	if ok || s.disk == nil || rootKey == "bundled:" {
+		return old
+	}
+	old = s.disk.load(rootKey)
+	s.mu.Lock()
+	if old != nil {
+		s.persisted[rootKey] = len(old)
+	}
+	s.mu.Unlock()
+	return old
 }
 
 // want is one file a scan describes.
@@ -808,53 +964,90 @@ func (m *manifests) skill(sk foundSkill) (events.ScannedSkill, bool) {
 var errGrew = errors.New("grew over the size cap while it was read")
 
 // hashWanted reads the file x at p and returns its digest and size, and
-// its bytes when x.need is set. A local file is opened below its skill
-// folder's real path, only while that folder is the one discovery found,
-// and only when no component of its path is a symbolic link
-// ([skill.OpenFile]): a file reached through a link is never hashed. At
-// most x.max bytes are read.
-func hashWanted(fsys fs.FS, p string, x *want) (cacheEntry, error) {
-	if x.dir == "" {
-		f, err := fsys.Open(p)
+// its bytes when x.need is set. A local file is opened below root, its
+// skill folder opened by its real path ([skill.OpenDir]: only while that
+// folder is the one discovery found), and only when no component of its
+// path is a symbolic link ([skill.OpenFile]): a file reached through a
+// link is never hashed. A bundled file (root nil) is read through fsys. At
+// most x.max bytes are read. The entry is keyed by the listing's
+// FileInfo, and durable when the file opened is the one listed and its
+// change time is before racy (ns).
+func hashWanted(fsys fs.FS, root *os.Root, p string, x *want, racy int64) (cacheEntry, error) {
+	var f io.ReadCloser
+	var fi fs.FileInfo
+	if root == nil {
+		bf, err := fsys.Open(p)
 		if err != nil {
 			return cacheEntry{}, fmt.Errorf("opening %s: %w", p, err)
 		}
-		defer f.Close()
-		return digest(f, p, x.need, x.max)
-	}
-	root, err := skill.OpenDir(x.dir, x.id)
-	if err != nil {
-		return cacheEntry{}, err
-	}
-	defer root.Close()
-	f, fi, err := skill.OpenFile(root, x.rel)
-	if err != nil {
-		return cacheEntry{}, err
+		f = bf
+	} else {
+		of, ofi, err := skill.OpenFile(root, x.rel)
+		if err != nil {
+			return cacheEntry{}, err
+		}
+		if ofi.Size() > x.max {
+			of.Close()
+			return cacheEntry{}, fmt.Errorf("reading %s: %w (%s, cap %s)", p, errGrew, mebibytes(ofi.Size()), mebibytes(x.max))
+		}
+		f, fi = of, ofi
 	}
 	defer f.Close()
-	if fi.Size() > x.max {
-		return cacheEntry{}, fmt.Errorf("reading %s: %w (%s, cap %s)", p, errGrew, mebibytes(fi.Size()), mebibytes(x.max))
+	e, err := digest(f, p, x.need, x.max, x.info.Size())
+	if err != nil {
+		return e, err
 	}
-	return digest(f, p, x.need, x.max)
+	e.modTime = x.info.ModTime()
+	e.ino, e.dev, e.ctime, e.id = fileIdent(x.info)
+	if e.id && fi != nil && e.size == x.info.Size() && e.ctime < racy {
+		ino, dev, ctime, ok := fileIdent(fi)
+		e.durable = ok && ino == e.ino && dev == e.dev && ctime == e.ctime &&
+			fi.Size() == e.size && fi.ModTime().Equal(e.modTime)
+	}
+	return e, nil
 }
+
+// copyBufs are the read buffers of [digest], reused across files.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// hashers are SHA-256 states reused across files.
+var hashers = sync.Pool{New: func() any { return sha256.New() }}
 
 // digest reads r (the file at p) to its end, or to max bytes, and returns
 // its digest and size, its MIME type and text flag (decided from the same
 // bytes, so the facade never reads the file to tell them), and its bytes
-// when keep is set.
-func digest(r io.Reader, p string, keep bool, max int64) (cacheEntry, error) {
+// when keep is set. hint is the size the listing gave.
+func digest(r io.Reader, p string, keep bool, max, hint int64) (cacheEntry, error) {
 	var e cacheEntry
-	h := sha256.New()
+	h := hashers.Get().(hash.Hash)
+	defer hashers.Put(h)
+	h.Reset()
 	c := skill.NewContent(p)
-	lr := io.LimitReader(r, max+1)
 	var err error
 	if keep {
-		e.content, err = io.ReadAll(lr)
+		e.content, err = readUpTo(r, max, hint)
 		h.Write(e.content)
 		c.Write(e.content)
 		e.size = int64(len(e.content))
 	} else {
-		e.size, err = io.Copy(io.MultiWriter(h, c), lr)
+		bp := copyBufs.Get().(*[]byte)
+		defer copyBufs.Put(bp)
+		buf := *bp
+		for e.size <= max {
+			n, rerr := r.Read(buf)
+			if n > 0 {
+				e.size += int64(n)
+				h.Write(buf[:n])
+				c.Write(buf[:n])
+			}
+			if rerr == io.EOF {
+				break
+			}
+			if rerr != nil {
+				err = rerr
+				break
+			}
+		}
 	}
 	if err != nil {
 		return cacheEntry{}, fmt.Errorf("reading %s: %w", p, err)
@@ -862,9 +1055,33 @@ func digest(r io.Reader, p string, keep bool, max int64) (cacheEntry, error) {
 	if e.size > max {
 		return cacheEntry{}, fmt.Errorf("reading %s: %w (cap %s)", p, errGrew, mebibytes(max))
 	}
-	e.digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	var sum [sha256.Size]byte
+	var text [len("sha256:") + 2*sha256.Size]byte
+	copy(text[:], "sha256:")
+	hex.Encode(text[len("sha256:"):], h.Sum(sum[:0]))
+	e.digest = string(text[:])
 	e.mime, e.text = c.MIME(), c.Text()
 	return e, nil
+}
+
+// readUpTo reads r to its end, or to just over limit bytes, into one
+// buffer sized for hint bytes (grown if the file grew).
+func readUpTo(r io.Reader, limit, hint int64) ([]byte, error) {
+	buf := make([]byte, 0, min(max(hint, 0), limit)+1)
+	for int64(len(buf)) <= limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), int(limit)+1)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // walker is the state of one discovery pass over a source's file system.

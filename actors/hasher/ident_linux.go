@@ -1,0 +1,18 @@
+//go:build linux
+
+package hasher
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// fileIdent returns the inode, device and change time (ns) of fi, and
+// whether fi carries them.
+func fileIdent(fi fs.FileInfo) (ino, dev uint64, ctime int64, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	return st.Ino, st.Dev, st.Ctim.Nano(), true
+}
