@@ -105,6 +105,10 @@ type configFile struct {
 	// ghOrgs, ghUsers and wkOrigins are githubAllowedOrgs,
 	// githubAllowedUsers and wellKnownAllowedOrigins.
 	ghOrgs, ghUsers, wkOrigins []string
+	// unusable says why the file as a whole was not used ("" when it was,
+	// or is missing); unusableKeys are the known keys it seemed to set.
+	unusable     string
+	unusableKeys []string
 }
 
 // Resolve works out the configuration from arguments, environment and the
@@ -157,6 +161,7 @@ func derive(st *Settings, file configFile, home, cwd string) []Warning {
 	}
 	cfg.WellKnown, cfg.GitHub = remoteConfig(st, home, log)
 	cfg.Sources = buildSources(st.dirs, home, cwd, cfg, log)
+	warnUnusableFile(st, file, log)
 	warnCacheInSource(*cfg, log)
 	return warnings
 }
@@ -232,13 +237,14 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 	b, err := readRegularFile(path, MaxFileBytes)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			log.Warn("cannot read config file; using defaults", "path", path, "error", err)
+			f.unusable = "cannot read config file " + path + " (" + err.Error() + ")"
 		}
 		return f
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
-		log.Warn("cannot parse config file; using defaults", "path", path, "error", err)
+		f.unusable = "cannot parse config file " + path + " (" + jsonProblem(b, err) + ")"
+		f.unusableKeys = topKeys(b)
 		return f
 	}
 	r := fileKeys{top: top, path: path, log: log}
@@ -249,6 +255,85 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 	f.static = r.boolean("staticMode")
 	r.overrides(f.overrides)
 	return f
+}
+
+// jsonProblem words err, the failure to parse the config file b, with the
+// line and column it happened at and a hint for the usual hand-editing
+// mistake, a trailing comma.
+func jsonProblem(b []byte, err error) string {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset < 1 || se.Offset > int64(len(b)) {
+		return err.Error()
+	}
+	at := int(se.Offset) - 1 // the offending byte
+	line := 1 + bytes.Count(b[:at], []byte("\n"))
+	col := at - bytes.LastIndexByte(b[:at], '\n')
+	msg := fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	if c := b[at]; c == '}' || c == ']' {
+		if prev := bytes.TrimRight(b[:at], " \t\r\n"); len(prev) > 0 && prev[len(prev)-1] == ',' {
+			msg += fmt.Sprintf("; a trailing comma before %q is not allowed in JSON", c)
+		}
+	}
+	return msg
+}
+
+// topKeys returns the top-level keys of the JSON object b that can be read
+// before it stops parsing, the ones the reader knows only, so that a
+// warning can say what a broken file would have set.
+func topKeys(b []byte) []string {
+	known := []string{}
+	for _, s := range SettingsTable() {
+		if s.FileKey != "" {
+			known = append(known, s.FileKey)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, ok := t.(string)
+		if !ok {
+			return keys
+		}
+		if slices.Contains(known, k) && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+	}
+}
+
+// warnUnusableFile says that the config file could not be used, what it
+// would have set, and where the sources come from instead (issue 13 item
+// 8: a trailing comma once silently served the bundled skill alone).
+func warnUnusableFile(st *Settings, file configFile, log *slog.Logger) {
+	if file.unusable == "" {
+		return
+	}
+	msg := file.unusable + "; nothing in it is used"
+	if len(file.unusableKeys) > 0 {
+		msg += " (ignored: " + strings.Join(file.unusableKeys, ", ") + ")"
+	}
+	switch st.Config.ActiveSource {
+	case activeCLI:
+		msg += "; serving the sources given on the command line"
+	case activeEnv:
+		msg += "; serving the sources of SKILLS_DIR"
+	default:
+		msg += "; only the bundled skill is served"
+	}
+	if !st.Config.Static {
+		msg += "; the file is read again when it is saved"
+	}
+	log.Warn(msg, "path", st.Config.ConfigPath)
 }
 
 // fileKeys reads the keys of a parsed config file one by one, warning

@@ -202,6 +202,16 @@ func TestLoadConfig(t *testing.T) {
 			wantLog:    []string{"cannot parse config file"},
 		},
 		{
+			// issue 13 item 8: a trailing comma names what is ignored and
+			// where the sources come from instead.
+			name:       "config file with a trailing comma: the command line still serves",
+			args:       []string{"/abs/lib"},
+			configJSON: "{\n  \"skillDirectories\": [\"/abs/team\"],\n  \"skillInvocationOverrides\": {},\n}\n",
+			want:       config.Config{Sources: []events.Source{local("0", "/abs/lib", "lib"), bundledSource()}, ActiveSource: "cli"},
+			wantLog: []string{"cannot parse config file", "line 4, column 1", "trailing comma", "ignored: skillDirectories, skillInvocationOverrides",
+				"serving the sources given on the command line"},
+		},
+		{
 			// Finding 6: staticMode "yes" was silently false.
 			name:       "staticMode not a boolean is ignored with a warning; unknown keys silently",
 			configJSON: `{"staticMode": "yes", "unknownKey": 1}`,
