@@ -75,6 +75,7 @@ Usage:
 A source is a skill folder, a GitHub repository (github.com/owner/repo[/subpath][@ref];
 allowlist its owner with GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS) or a publisher
 (https://host/.well-known/agent-skills/; allowlist its origin with WELL_KNOWN_ALLOWED_ORIGINS).
+name=source fixes the source's prefix in qualified names (team=~/skills serves team__...).
 
 Flags:
 %s  --                                        every later argument is a skill directory

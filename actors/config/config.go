@@ -481,15 +481,66 @@ func splitList(vs ...string) []string {
 // their cache folder as Root; one that cannot be parsed or whose owner or
 // origin is not allowlisted is left out with one warning saying which
 // variable to set (default-deny, reference §4, §5).
+//
+// An entry "name=source" fixes the source's prefix to name (issue 13 item
+// 9), so that qualified names, and the overrides keyed by them, do not
+// depend on the folder's name or the order of the sources. Names are
+// reserved before any prefix is chosen: a source without a name whose
+// folder name is taken gets "-2", wherever it is listed. A name that is not
+// a valid segment, or is already taken, refuses its entry with a warning.
 func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Logger) []events.Source {
 	l := &sourceList{cfg: cfg, home: home, cwd: cwd, log: log,
-		seen: map[string]bool{}, prefixes: map[string]bool{}, githubSeen: map[string]string{}}
+		seen: map[string]string{}, prefixes: map[string]bool{}, githubSeen: map[string]string{}, names: map[string]string{}}
+	type named struct{ entry, name, loc string }
+	var list []named
 	for _, e := range entries {
-		l.add(e)
+		name, loc, ok := cutSourceName(e)
+		if !ok {
+			log.Warn(fmt.Sprintf("source %s skipped: %q is not a valid source name: use letters, digits, '.', '_' and '-', starting with a letter or digit, without \"__\" (a folder whose name has \"=\" is written ./%s)", e, name, e), "source", e)
+			continue
+		}
+		if name != "" {
+			if first, dup := l.names[name]; dup {
+				log.Warn(fmt.Sprintf("source %s skipped: the name %q is already the source %s; each name once", e, name, first), "source", e)
+				continue
+			}
+			l.names[name] = e
+			l.prefixes[name] = true
+		}
+		list = append(list, named{e, name, loc})
+	}
+	for _, n := range list {
+		l.add(n.entry, n.name, n.loc)
 	}
 	return append(l.out, events.Source{
 		ID: BundledSourceID, Kind: events.SourceBundled, Location: BundledSourceID, Root: ".",
 	})
+}
+
+// cutSourceName splits the entry "name=source" into its name and source;
+// an entry without a name is returned whole, with name "". The part before
+// the first "=" is a name when it holds no path separator or ":" (so
+// "./a=b", `C:\a=b` and URLs with "=" stay whole); ok is false when such a
+// name is not a valid segment ([validSourceName]).
+func cutSourceName(e string) (name, loc string, ok bool) {
+	before, after, found := strings.Cut(e, "=")
+	if !found || strings.ContainsAny(before, "/\\:") {
+		return "", e, true
+	}
+	name, loc = strings.TrimSpace(before), strings.TrimSpace(after)
+	return name, loc, validSourceName(name) && loc != ""
+}
+
+// sourceNameRe is a source name: one skill-path segment that
+// [skill.SanitizeSegment] keeps as it is, starting with a letter or digit.
+var sourceNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// validSourceName reports whether name can be a source's prefix: a safe
+// segment of skill:// URIs and qualified names, without the "__" that
+// joins a qualified name's segments.
+func validSourceName(name string) bool {
+	return sourceNameRe.MatchString(name) && !strings.Contains(name, "__") &&
+		!strings.HasSuffix(name, "-") && skill.SanitizeSegment(name) == name
 }
 
 // sourceList is the source list [buildSources] is making.
@@ -499,45 +550,58 @@ type sourceList struct {
 	log       *slog.Logger
 
 	out        []events.Source
-	seen       map[string]bool   // source key → listed
-	prefixes   map[string]bool   // prefixes taken
+	seen       map[string]string // source key → the entry listed
+	prefixes   map[string]bool   // prefixes taken (names reserved first)
 	githubSeen map[string]string // repository key → first source
+	names      map[string]string // source name → its entry
 }
 
-// add appends the source of entry e, unless it is unusable, blocked or a
-// duplicate (each but the last with a warning), with a prefix made unique.
-func (l *sourceList) add(e string) {
+// add appends the source of entry e (location loc, named name unless "")
+// unless it is unusable, blocked or a duplicate (each but an unnamed
+// duplicate with a warning), with its name as prefix, else a prefix made
+// unique.
+func (l *sourceList) add(e, name, loc string) {
 	var (
 		src events.Source
 		key string
 		ok  bool
 	)
-	lower := strings.ToLower(e)
+	lower := strings.ToLower(loc)
 	switch {
-	case isGitHubSource(e):
-		src, key, ok = l.gitHub(e)
+	case isGitHubSource(loc):
+		src, key, ok = l.gitHub(loc)
 	case schemeRe.MatchString(lower) && !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://"):
 		l.log.Warn(fmt.Sprintf("source skipped: unsupported scheme in %s: a source is a folder, a GitHub repository or an https:// publisher", e), "source", e)
 	case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
-		src, key, ok = l.wellKnown(e)
+		src, key, ok = l.wellKnown(loc)
 	default:
-		src, key, ok = l.local(e)
+		src, key, ok = l.local(loc)
 	}
-	if !ok || l.seen[key] {
+	if !ok {
 		return
 	}
-	l.seen[key] = true
+	if first, dup := l.seen[key]; dup {
+		if name != "" {
+			l.log.Warn(fmt.Sprintf("source %s skipped: it is the same source as %s (name that entry instead)", e, first), "source", e)
+		}
+		return
+	}
+	l.seen[key] = e
+	src.Location = e
 	// A missing or unusable local root is reported by the scan of it (one
 	// diagnostic, logged by the catalog builder and listed by Validate),
 	// not here as well.
-	if l.prefixes[src.Prefix] {
+	switch {
+	case name != "":
+		src.Prefix = name
+	case l.prefixes[src.Prefix]:
 		base := src.Prefix
 		n := 2
 		for l.prefixes[base+"-"+strconv.Itoa(n)] {
 			n++
 		}
 		src.Prefix = base + "-" + strconv.Itoa(n)
-		l.log.Warn("two sources with the same prefix: disambiguated, never shadowed silently",
+		l.log.Warn("two sources with the same prefix: disambiguated, never shadowed silently; name them (name=source) to fix their prefixes",
 			"source", e, "prefix", base, "new_prefix", src.Prefix)
 	}
 	l.prefixes[src.Prefix] = true

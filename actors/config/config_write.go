@@ -248,6 +248,10 @@ func (e configEdit) addDirectory(top map[string]json.RawMessage, d string) error
 	if d == "" {
 		return errors.New("add-directory needs a directory")
 	}
+	name, d, ok := cutSourceName(d)
+	if !ok {
+		return fmt.Errorf("%q is not a valid source name: use letters, digits, '.', '_' and '-', starting with a letter or digit, without \"__\"", name)
+	}
 	store := d
 	switch lower := strings.ToLower(d); {
 	case isGitHubSource(d):
@@ -276,6 +280,9 @@ func (e configEdit) addDirectory(top map[string]json.RawMessage, d string) error
 				return nil, fmt.Errorf("%s: Already configured", d)
 			}
 		}
+		if name != "" {
+			store = name + "=" + store // issue 13 item 9: the name fixes the prefix
+		}
 		return append(slices.Clone(list), jsonString(store)), nil
 	})
 }
@@ -291,6 +298,7 @@ func (e configEdit) sameDirectory(raw json.RawMessage, d string) bool {
 	if s == d {
 		return true
 	}
+	_, s, _ = cutSourceName(s)
 	local := func(x string) bool {
 		return !isGitHubSource(x) && !schemeRe.MatchString(strings.ToLower(x))
 	}

@@ -186,7 +186,7 @@ func SettingsTable() []Setting {
 	return []Setting{
 		{positional: true, FlagDoc: "`[dir ...]` (positional; comma lists allowed)", Env: []string{"SKILLS_DIR"}, EnvDoc: "`SKILLS_DIR` (comma list)",
 			FileKey: "skillDirectories", DefaultDoc: "config `skillDirectories`, else none", Table: TableServe,
-			Doc:   "skill folders to serve; the bundled skill is always added",
+			Doc:   "skill folders (or GitHub repositories, publishers) to serve, each optionally `name=source` to fix its prefix; the bundled skill is always added",
 			parse: listParser{}, set: setDirs},
 		{Flag: "--static", Optional: true, Implied: "true", FlagDoc: "`--static` (or `--static=false`)", Env: []string{"SKILLJACK_STATIC"}, EnvDoc: "`SKILLJACK_STATIC=true\\|1\\|yes`",
 			FileKey: "staticMode", Default: "false", DefaultDoc: "config `staticMode`, else off", Table: TableServe,
