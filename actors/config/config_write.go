@@ -243,7 +243,8 @@ func (e configEdit) applyCommand(top map[string]json.RawMessage, cmd events.Conf
 
 // addDirectory appends d to skillDirectories: a local folder, which must
 // exist and is stored absolute, or a GitHub repository or publisher URL,
-// which must parse and is stored as given (reference §7).
+// which must parse and is stored as given (reference §7). A name given as
+// name=source is kept in front of what is stored (issue 13 item 9).
 func (e configEdit) addDirectory(top map[string]json.RawMessage, d string) error {
 	if d == "" {
 		return errors.New("add-directory needs a directory")
