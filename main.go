@@ -164,6 +164,10 @@ func serve(ctx context.Context, set config.Settings, reload func() (config.Confi
 	if err != nil {
 		return err
 	}
+	if set.HTTP {
+		// Stateless HTTP pushes nothing: stderr alone carries the warnings.
+		warnings = nil
+	}
 	facade := mcpface.New(&mcpface.Options{
 		Version:       buildVersion(),
 		Tools:         set.Tools,
