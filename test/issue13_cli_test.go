@@ -44,7 +44,7 @@ func startLogClient(t *testing.T, version string, env []string, sink *logSink, a
 	return cs, stderr
 }
 
-// listSkillURIs returns the skill URIs of skills/list.
+// skillURIs returns the skill URIs of skills/list.
 func (s *server) skillURIs() map[string]bool {
 	out := map[string]bool{}
 	for _, e := range s.listAll() {
@@ -55,7 +55,7 @@ func (s *server) skillURIs() map[string]bool {
 
 // TestIssue13SplitFlagValues is issue 13 item 8: a value given as the next
 // argument (as a host's args list makes easy) is read as meant —
-// "--tools never", "--catalog tool-description", "--http PORT" — and never
+// "--tools never", "--catalog instructions", "--http PORT" — and never
 // becomes a missing skill folder; a value the flag cannot take is refused
 // with "did you mean"; -v is --verbose and never exits.
 func TestIssue13SplitFlagValues(t *testing.T) {
@@ -64,7 +64,8 @@ func TestIssue13SplitFlagValues(t *testing.T) {
 	const uri = "skill://lib/pdf-summary/SKILL.md"
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {
-			// --tools never --catalog tool-description: both read as meant.
+			// --tools never ... --catalog instructions: both read as meant,
+			// neither a source.
 			s := startServer(t, era, t.TempDir(), nil, "--tools", "never", lib, "--catalog", "instructions")
 			if tools, err := s.cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 0 {
 				t.Errorf("--tools never: tools/list = %v, %v; want none", tools, err)
