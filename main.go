@@ -31,8 +31,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -116,6 +118,7 @@ Usage:
 A source is a skill folder, a GitHub repository (github.com/owner/repo[/subpath][@ref];
 allowlist its owner with GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS) or a publisher
 (https://host/.well-known/agent-skills/; allowlist its origin with WELL_KNOWN_ALLOWED_ORIGINS).
+name=source fixes the source's prefix in qualified names (team=~/skills serves team__...).
 
 Flags:
 %s  --                                        every later argument is a skill directory
@@ -145,7 +148,10 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		fmt.Fprintln(stdout, "skilljack-mcp", buildVersion())
 		return nil
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: set.LogLevel}))
+	// Every warning also reaches the client as an MCP log message (issue 13
+	// item 8): hosts hide stderr, but show those.
+	warned := &warnLog{}
+	log := slog.New(warnTee{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: set.LogLevel}), warned, nil})
 	clog := log.With("actor", "config")
 	for _, w := range warnings {
 		clog.Warn(w.Message, w.Args...)
@@ -162,12 +168,12 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		}
 		return s.Config, err
 	}
-	return serve(ctx, set, reload, stdin, stdout, log)
+	return serve(ctx, set, reload, stdin, stdout, log, warned.list)
 }
 
 // serve runs the bus, the actors, the facade and the chosen transport
 // until ctx is done, the stdio client goes away or one of them fails.
-func serve(ctx context.Context, set config.Settings, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger) error {
+func serve(ctx context.Context, set config.Settings, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger, warnings func() []string) error {
 	bus := events.NewBus(log)
 	defer bus.Close()
 	pub, closeTrace, err := tracePublisher(bus, set.Trace)
@@ -205,6 +211,10 @@ func serve(ctx context.Context, set config.Settings, reload func() (config.Confi
 	if err != nil {
 		return err
 	}
+	if set.HTTP {
+		// Stateless HTTP pushes nothing: stderr alone carries the warnings.
+		warnings = nil
+	}
 	facade := mcpface.New(&mcpface.Options{
 		Version:       buildVersion(),
 		Tools:         set.Tools,
@@ -214,6 +224,7 @@ func serve(ctx context.Context, set config.Settings, reload func() (config.Confi
 		MaxFileSize:   set.MaxFileSize,
 		Bundled:       bundled,
 		Logger:        log,
+		Warnings:      warnings,
 	})
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })
@@ -228,6 +239,74 @@ func serve(ctx context.Context, set config.Settings, reload func() (config.Confi
 		return nil
 	}
 	return err
+}
+
+// maxWarnings bounds the warnings kept for MCP clients: enough for any
+// real mistake, while a folder of thousands of broken skills does not flood
+// a client; one more line says how many were left out.
+const maxWarnings = 50
+
+// warnLog keeps the text of the first [maxWarnings] warnings logged, for
+// the facade to send to each session ([mcpface.Options.Warnings]).
+type warnLog struct {
+	mu   sync.Mutex
+	msgs []string
+	more int
+}
+
+// list returns the warnings kept so far.
+func (w *warnLog) list() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := slices.Clone(w.msgs)
+	if w.more > 0 {
+		out = append(out, fmt.Sprintf("%d more warnings on the server's stderr", w.more))
+	}
+	return out
+}
+
+// warnTee is a slog.Handler that passes every record on and keeps the text
+// of each warning (or error) in w: the message, then its attributes as
+// key=value.
+type warnTee struct {
+	slog.Handler
+	w     *warnLog
+	attrs []slog.Attr
+}
+
+func (t warnTee) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		var b strings.Builder
+		b.WriteString(r.Message)
+		add := func(a slog.Attr) bool {
+			if a.Key != "actor" {
+				fmt.Fprintf(&b, " %s=%s", a.Key, a.Value.String())
+			}
+			return true
+		}
+		for _, a := range t.attrs {
+			add(a)
+		}
+		r.Attrs(add)
+		t.w.mu.Lock()
+		if len(t.w.msgs) < maxWarnings {
+			t.w.msgs = append(t.w.msgs, b.String())
+		} else {
+			t.w.more++
+		}
+		t.w.mu.Unlock()
+	}
+	return t.Handler.Handle(ctx, r)
+}
+
+func (t warnTee) WithAttrs(as []slog.Attr) slog.Handler {
+	return warnTee{t.Handler.WithAttrs(as), t.w, append(slices.Clip(t.attrs), as...)}
+}
+
+// WithGroup keeps the group's attributes unqualified in the kept text; no
+// warning uses a group.
+func (t warnTee) WithGroup(name string) slog.Handler {
+	return warnTee{t.Handler.WithGroup(name), t.w, t.attrs}
 }
 
 // tracePublisher returns bus, or a publisher recording every message to

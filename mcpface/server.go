@@ -100,6 +100,11 @@ type Options struct {
 	// Logger receives the facade's logs (and the SDK's, with Info lowered to
 	// Debug). If nil, logs are discarded.
 	Logger *slog.Logger
+	// Warnings, if set, returns the warnings logged so far (the
+	// configuration's, the first scan's); each session gets them once as
+	// MCP log messages at level warning, when its client accepts that
+	// level (warnings.go).
+	Warnings func() []string
 }
 
 // Facade serves the current catalog over MCP. Create it with [New]; its

@@ -43,6 +43,7 @@ type toolsNotice struct {
 	logged bool             // the stderr line is written
 	sent   bool             // the notifications/message is sent
 	level  mcp.LoggingLevel // the level the client set with logging/setLevel
+	warned bool             // the startup warnings are sent (warnings.go)
 }
 
 // clientAware is every *mcp.ServerRequest: its client's capabilities and
@@ -58,11 +59,12 @@ type clientAware interface {
 // the first such message after which the client accepts it.
 func (f *Facade) toolsNoticeMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "initialize" || !f.toolsAuto() {
+		if method == "initialize" || (!f.toolsAuto() && f.opts.Warnings == nil) {
 			return next(ctx, method, req)
 		}
 		if method != "logging/setLevel" {
 			f.noticeHiddenTools(ctx, req)
+			f.sendWarnings(ctx, req)
 			return next(ctx, method, req)
 		}
 		res, err := next(ctx, method, req)
@@ -74,6 +76,7 @@ func (f *Facade) toolsNoticeMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 			}
 		}
 		f.noticeHiddenTools(ctx, req)
+		f.sendWarnings(ctx, req)
 		return res, err
 	}
 }

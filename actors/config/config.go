@@ -105,6 +105,10 @@ type configFile struct {
 	// ghOrgs, ghUsers and wkOrigins are githubAllowedOrgs,
 	// githubAllowedUsers and wellKnownAllowedOrigins.
 	ghOrgs, ghUsers, wkOrigins []string
+	// unusable says why the file as a whole was not used ("" when it was,
+	// or is missing); unusableKeys are the known keys it seemed to set.
+	unusable     string
+	unusableKeys []string
 }
 
 // Resolve works out the configuration from arguments, environment and the
@@ -157,6 +161,7 @@ func derive(st *Settings, file configFile, home, cwd string) []Warning {
 	}
 	cfg.WellKnown, cfg.GitHub = remoteConfig(st, home, log)
 	cfg.Sources = buildSources(st.dirs, home, cwd, cfg, log)
+	warnUnusableFile(st, file, log)
 	warnCacheInSource(*cfg, log)
 	return warnings
 }
@@ -232,13 +237,14 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 	b, err := readRegularFile(path, MaxFileBytes)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			log.Warn("cannot read config file; using defaults", "path", path, "error", err)
+			f.unusable = "cannot read config file " + path + " (" + err.Error() + ")"
 		}
 		return f
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
-		log.Warn("cannot parse config file; using defaults", "path", path, "error", err)
+		f.unusable = "cannot parse config file " + path + " (" + jsonProblem(b, err) + ")"
+		f.unusableKeys = topKeys(b)
 		return f
 	}
 	r := fileKeys{top: top, path: path, log: log}
@@ -249,6 +255,85 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 	f.static = r.boolean("staticMode")
 	r.overrides(f.overrides)
 	return f
+}
+
+// jsonProblem words err, the failure to parse the config file b, with the
+// line and column it happened at and a hint for the usual hand-editing
+// mistake, a trailing comma.
+func jsonProblem(b []byte, err error) string {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset < 1 || se.Offset > int64(len(b)) {
+		return err.Error()
+	}
+	at := int(se.Offset) - 1 // the offending byte
+	line := 1 + bytes.Count(b[:at], []byte("\n"))
+	col := at - bytes.LastIndexByte(b[:at], '\n')
+	msg := fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	if c := b[at]; c == '}' || c == ']' {
+		if prev := bytes.TrimRight(b[:at], " \t\r\n"); len(prev) > 0 && prev[len(prev)-1] == ',' {
+			msg += fmt.Sprintf("; a trailing comma before %q is not allowed in JSON", c)
+		}
+	}
+	return msg
+}
+
+// topKeys returns the top-level keys of the JSON object b that can be read
+// before it stops parsing, the ones the reader knows only, so that a
+// warning can say what a broken file would have set.
+func topKeys(b []byte) []string {
+	known := []string{}
+	for _, s := range SettingsTable() {
+		if s.FileKey != "" {
+			known = append(known, s.FileKey)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, ok := t.(string)
+		if !ok {
+			return keys
+		}
+		if slices.Contains(known, k) && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+	}
+}
+
+// warnUnusableFile says that the config file could not be used, what it
+// would have set, and where the sources come from instead (issue 13 item
+// 8: a trailing comma once silently served the bundled skill alone).
+func warnUnusableFile(st *Settings, file configFile, log *slog.Logger) {
+	if file.unusable == "" {
+		return
+	}
+	msg := file.unusable + "; nothing in it is used"
+	if len(file.unusableKeys) > 0 {
+		msg += " (ignored: " + strings.Join(file.unusableKeys, ", ") + ")"
+	}
+	switch st.Config.ActiveSource {
+	case activeCLI:
+		msg += "; serving the sources given on the command line"
+	case activeEnv:
+		msg += "; serving the sources of SKILLS_DIR"
+	default:
+		msg += "; only the bundled skill is served"
+	}
+	if !st.Config.Static {
+		msg += "; the file is read again when it is saved"
+	}
+	log.Warn(msg, "path", st.Config.ConfigPath)
 }
 
 // fileKeys reads the keys of a parsed config file one by one, warning
@@ -396,15 +481,66 @@ func splitList(vs ...string) []string {
 // their cache folder as Root; one that cannot be parsed or whose owner or
 // origin is not allowlisted is left out with one warning saying which
 // variable to set (default-deny, reference §4, §5).
+//
+// An entry "name=source" fixes the source's prefix to name (issue 13 item
+// 9), so that qualified names, and the overrides keyed by them, do not
+// depend on the folder's name or the order of the sources. Names are
+// reserved before any prefix is chosen: a source without a name whose
+// folder name is taken gets "-2", wherever it is listed. A name that is not
+// a valid segment, or is already taken, refuses its entry with a warning.
 func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Logger) []events.Source {
 	l := &sourceList{cfg: cfg, home: home, cwd: cwd, log: log,
-		seen: map[string]bool{}, prefixes: map[string]bool{}, githubSeen: map[string]string{}}
+		seen: map[string]string{}, prefixes: map[string]bool{}, githubSeen: map[string]string{}, names: map[string]string{}}
+	type named struct{ entry, name, loc string }
+	var list []named
 	for _, e := range entries {
-		l.add(e)
+		name, loc, ok := cutSourceName(e)
+		if !ok {
+			log.Warn(fmt.Sprintf("source %s skipped: %q is not a valid source name: use letters, digits, '.', '_' and '-', starting with a letter or digit, without \"__\" (a folder whose name has \"=\" is written ./%s)", e, name, e), "source", e)
+			continue
+		}
+		if name != "" {
+			if first, dup := l.names[name]; dup {
+				log.Warn(fmt.Sprintf("source %s skipped: the name %q is already the source %s; each name once", e, name, first), "source", e)
+				continue
+			}
+			l.names[name] = e
+			l.prefixes[name] = true
+		}
+		list = append(list, named{e, name, loc})
+	}
+	for _, n := range list {
+		l.add(n.entry, n.name, n.loc)
 	}
 	return append(l.out, events.Source{
 		ID: BundledSourceID, Kind: events.SourceBundled, Location: BundledSourceID, Root: ".",
 	})
+}
+
+// cutSourceName splits the entry "name=source" into its name and source;
+// an entry without a name is returned whole, with name "". The part before
+// the first "=" is a name when it holds no path separator or ":" (so
+// "./a=b", `C:\a=b` and URLs with "=" stay whole); ok is false when such a
+// name is not a valid segment ([validSourceName]).
+func cutSourceName(e string) (name, loc string, ok bool) {
+	before, after, found := strings.Cut(e, "=")
+	if !found || strings.ContainsAny(before, "/\\:") {
+		return "", e, true
+	}
+	name, loc = strings.TrimSpace(before), strings.TrimSpace(after)
+	return name, loc, validSourceName(name) && loc != ""
+}
+
+// sourceNameRe is a source name: one skill-path segment that
+// [skill.SanitizeSegment] keeps as it is, starting with a letter or digit.
+var sourceNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// validSourceName reports whether name can be a source's prefix: a safe
+// segment of skill:// URIs and qualified names, without the "__" that
+// joins a qualified name's segments.
+func validSourceName(name string) bool {
+	return sourceNameRe.MatchString(name) && !strings.Contains(name, "__") &&
+		!strings.HasSuffix(name, "-") && skill.SanitizeSegment(name) == name
 }
 
 // sourceList is the source list [buildSources] is making.
@@ -414,45 +550,58 @@ type sourceList struct {
 	log       *slog.Logger
 
 	out        []events.Source
-	seen       map[string]bool   // source key → listed
-	prefixes   map[string]bool   // prefixes taken
+	seen       map[string]string // source key → the entry listed
+	prefixes   map[string]bool   // prefixes taken (names reserved first)
 	githubSeen map[string]string // repository key → first source
+	names      map[string]string // source name → its entry
 }
 
-// add appends the source of entry e, unless it is unusable, blocked or a
-// duplicate (each but the last with a warning), with a prefix made unique.
-func (l *sourceList) add(e string) {
+// add appends the source of entry e (location loc, named name unless "")
+// unless it is unusable, blocked or a duplicate (each but an unnamed
+// duplicate with a warning), with its name as prefix, else a prefix made
+// unique.
+func (l *sourceList) add(e, name, loc string) {
 	var (
 		src events.Source
 		key string
 		ok  bool
 	)
-	lower := strings.ToLower(e)
+	lower := strings.ToLower(loc)
 	switch {
-	case isGitHubSource(e):
-		src, key, ok = l.gitHub(e)
+	case isGitHubSource(loc):
+		src, key, ok = l.gitHub(loc)
 	case schemeRe.MatchString(lower) && !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://"):
 		l.log.Warn(fmt.Sprintf("source skipped: unsupported scheme in %s: a source is a folder, a GitHub repository or an https:// publisher", e), "source", e)
 	case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
-		src, key, ok = l.wellKnown(e)
+		src, key, ok = l.wellKnown(loc)
 	default:
-		src, key, ok = l.local(e)
+		src, key, ok = l.local(loc)
 	}
-	if !ok || l.seen[key] {
+	if !ok {
 		return
 	}
-	l.seen[key] = true
+	if first, dup := l.seen[key]; dup {
+		if name != "" {
+			l.log.Warn(fmt.Sprintf("source %s skipped: it is the same source as %s (name that entry instead)", e, first), "source", e)
+		}
+		return
+	}
+	l.seen[key] = e
+	src.Location = e
 	// A missing or unusable local root is reported by the scan of it (one
 	// diagnostic, logged by the catalog builder and listed by Validate),
 	// not here as well.
-	if l.prefixes[src.Prefix] {
+	switch {
+	case name != "":
+		src.Prefix = name
+	case l.prefixes[src.Prefix]:
 		base := src.Prefix
 		n := 2
 		for l.prefixes[base+"-"+strconv.Itoa(n)] {
 			n++
 		}
 		src.Prefix = base + "-" + strconv.Itoa(n)
-		l.log.Warn("two sources with the same prefix: disambiguated, never shadowed silently",
+		l.log.Warn("two sources with the same prefix: disambiguated, never shadowed silently; name them (name=source) to fix their prefixes",
 			"source", e, "prefix", base, "new_prefix", src.Prefix)
 	}
 	l.prefixes[src.Prefix] = true

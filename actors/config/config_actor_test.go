@@ -287,6 +287,17 @@ func TestConfigActorCommands(t *testing.T) {
 			wantSources: func(home string) []string { return []string{filepath.Join(home, "lib"), "bundled"} },
 		},
 		{
+			// issue 13 item 9: the name is kept in front of the stored path.
+			name: "add-directory name=path keeps the name",
+			cmd: func(home string) events.ConfigCommand {
+				return events.ConfigCommand{Op: events.ConfigAddDirectory, Directory: "team=~/lib"}
+			},
+			wantFile: func(home string) string {
+				return `{"skillDirectories": [` + jsonQ("team="+filepath.Join(home, "lib")) + `]}`
+			},
+			wantSources: func(home string) []string { return []string{"team=" + filepath.Join(home, "lib"), "bundled"} },
+		},
+		{
 			name: "add-directory keeps unknown keys and entries",
 			file: `{"theme": {"dark": true}, "skillDirectories": [5], "staticMode": false}`,
 			cmd: func(home string) events.ConfigCommand {

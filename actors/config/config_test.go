@@ -202,6 +202,57 @@ func TestLoadConfig(t *testing.T) {
 			wantLog:    []string{"cannot parse config file"},
 		},
 		{
+			// issue 13 item 9: name=source fixes the prefix, whatever the
+			// order; the name is reserved, so the unnamed folder of the
+			// same name gets -2 even when listed first.
+			name: "name=path fixes the prefix, in arguments",
+			args: []string{"b/skills", "skills=a/skills", "team=" + filepath.Join(base, "env1")},
+			want: config.Config{Sources: []events.Source{
+				{ID: "0", Kind: events.SourceLocal, Location: "b/skills", Root: filepath.Join(cwd, "b", "skills"), Prefix: "skills-2"},
+				{ID: "1", Kind: events.SourceLocal, Location: "skills=a/skills", Root: filepath.Join(cwd, "a", "skills"), Prefix: "skills"},
+				{ID: "2", Kind: events.SourceLocal, Location: "team=" + filepath.Join(base, "env1"), Root: filepath.Join(base, "env1"), Prefix: "team"},
+				bundledSource(),
+			}, ActiveSource: "cli"},
+			wantLog: []string{"two sources with the same prefix"},
+		},
+		{
+			name: "name=path in SKILLS_DIR and the config file; a folder with = written ./",
+			env:  map[string]string{"SKILLS_DIR": "team=" + filepath.Join(base, "env1") + ",./x=y"},
+			want: config.Config{Sources: []events.Source{
+				{ID: "0", Kind: events.SourceLocal, Location: "team=" + filepath.Join(base, "env1"), Root: filepath.Join(base, "env1"), Prefix: "team"},
+				{ID: "1", Kind: events.SourceLocal, Location: "./x=y", Root: filepath.Join(cwd, "x=y"), Prefix: "x=y"},
+				bundledSource(),
+			}, ActiveSource: "env"},
+		},
+		{
+			name:       "name=path in the config file",
+			configJSON: `{"skillDirectories": ["mine=` + filepath.Join(base, "cfg1") + `"]}`,
+			want: config.Config{Sources: []events.Source{
+				{ID: "0", Kind: events.SourceLocal, Location: "mine=" + filepath.Join(base, "cfg1"), Root: filepath.Join(base, "cfg1"), Prefix: "mine"},
+				bundledSource(),
+			}, ActiveSource: "config"},
+		},
+		{
+			name: "invalid and duplicate names are refused with a warning",
+			args: []string{"a b=a/skills", "x__y=a/skills", "-bad=a/skills", "=a/skills", "team=a/skills", "team=b/skills", "other=a/skills"},
+			want: config.Config{Sources: []events.Source{
+				{ID: "0", Kind: events.SourceLocal, Location: "team=a/skills", Root: filepath.Join(cwd, "a", "skills"), Prefix: "team"},
+				bundledSource(),
+			}, ActiveSource: "cli"},
+			wantLog: []string{`\"a b\" is not a valid source name`, `\"x__y\" is not a valid source name`, `\"\" is not a valid source name`,
+				`the name \"team\" is already the source team=a/skills`, "source other=a/skills skipped: it is the same source as team=a/skills"},
+		},
+		{
+			// issue 13 item 8: a trailing comma names what is ignored and
+			// where the sources come from instead.
+			name:       "config file with a trailing comma: the command line still serves",
+			args:       []string{"/abs/lib"},
+			configJSON: "{\n  \"skillDirectories\": [\"/abs/team\"],\n  \"skillInvocationOverrides\": {},\n}\n",
+			want:       config.Config{Sources: []events.Source{local("0", "/abs/lib", "lib"), bundledSource()}, ActiveSource: "cli"},
+			wantLog: []string{"cannot parse config file", "line 4, column 1", "trailing comma", "ignored: skillDirectories, skillInvocationOverrides",
+				"serving the sources given on the command line"},
+		},
+		{
 			// Finding 6: staticMode "yes" was silently false.
 			name:       "staticMode not a boolean is ignored with a warning; unknown keys silently",
 			configJSON: `{"staticMode": "yes", "unknownKey": 1}`,

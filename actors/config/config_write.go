@@ -243,10 +243,15 @@ func (e configEdit) applyCommand(top map[string]json.RawMessage, cmd events.Conf
 
 // addDirectory appends d to skillDirectories: a local folder, which must
 // exist and is stored absolute, or a GitHub repository or publisher URL,
-// which must parse and is stored as given (reference §7).
+// which must parse and is stored as given (reference §7). A name given as
+// name=source is kept in front of what is stored (issue 13 item 9).
 func (e configEdit) addDirectory(top map[string]json.RawMessage, d string) error {
 	if d == "" {
 		return errors.New("add-directory needs a directory")
+	}
+	name, d, ok := cutSourceName(d)
+	if !ok {
+		return fmt.Errorf("%q is not a valid source name: use letters, digits, '.', '_' and '-', starting with a letter or digit, without \"__\"", name)
 	}
 	store := d
 	switch lower := strings.ToLower(d); {
@@ -276,6 +281,9 @@ func (e configEdit) addDirectory(top map[string]json.RawMessage, d string) error
 				return nil, fmt.Errorf("%s: Already configured", d)
 			}
 		}
+		if name != "" {
+			store = name + "=" + store // issue 13 item 9: the name fixes the prefix
+		}
 		return append(slices.Clone(list), jsonString(store)), nil
 	})
 }
@@ -291,6 +299,7 @@ func (e configEdit) sameDirectory(raw json.RawMessage, d string) bool {
 	if s == d {
 		return true
 	}
+	_, s, _ = cutSourceName(s)
 	local := func(x string) bool {
 		return !isGitHubSource(x) && !schemeRe.MatchString(strings.ToLower(x))
 	}

@@ -42,7 +42,8 @@ const (
 type Settings struct {
 	// Validate is true for the validate subcommand.
 	Validate bool
-	// Help and Version are --help/-h and --version/-v.
+	// Help and Version are --help/-h and --version (-v is --verbose: it
+	// must not make a server exit under a host, issue 13 item 8).
 	Help, Version bool
 	// Tools is --tools / SKILLJACK_TOOLS: auto, always or never.
 	Tools string
@@ -185,7 +186,7 @@ func SettingsTable() []Setting {
 	return []Setting{
 		{positional: true, FlagDoc: "`[dir ...]` (positional; comma lists allowed)", Env: []string{"SKILLS_DIR"}, EnvDoc: "`SKILLS_DIR` (comma list)",
 			FileKey: "skillDirectories", DefaultDoc: "config `skillDirectories`, else none", Table: TableServe,
-			Doc:   "skill folders to serve; the bundled skill is always added",
+			Doc:   "skill folders (or GitHub repositories, publishers) to serve, each optionally `name=source` to fix its prefix; the bundled skill is always added",
 			parse: listParser{}, set: setDirs},
 		{Flag: "--static", Optional: true, Implied: "true", FlagDoc: "`--static` (or `--static=false`)", Env: []string{"SKILLJACK_STATIC"}, EnvDoc: "`SKILLJACK_STATIC=true\\|1\\|yes`",
 			FileKey: "staticMode", Default: "false", DefaultDoc: "config `staticMode`, else off", Table: TableServe,
@@ -240,12 +241,12 @@ func SettingsTable() []Setting {
 			Doc:   "largest `SKILL.md` read; a skill whose `SKILL.md` is larger is skipped with one error line (also in `validate`) and its files are never read",
 			Usage: "largest SKILL.md read; a larger one skips its skill",
 			parse: mibParser{min: 1}, set: to(func(s *Settings) *int64 { return &s.MaxSkillMDSize })},
-		{Flag: "--verbose", Optional: true, Implied: "debug", FlagDoc: "`--verbose`", Env: []string{"SKILLJACK_LOG_LEVEL"}, EnvDoc: "`SKILLJACK_LOG_LEVEL=debug\\|info\\|warn\\|error`",
+		{Flag: "--verbose", Alias: "-v", Optional: true, Implied: "debug", FlagDoc: "`--verbose`, `-v`", Env: []string{"SKILLJACK_LOG_LEVEL"}, EnvDoc: "`SKILLJACK_LOG_LEVEL=debug\\|info\\|warn\\|error`",
 			Default: "info", Table: TableServe,
-			Doc:   "stderr log level (`--verbose` is `debug`)",
+			Doc:   "stderr log level (`--verbose` and `-v` are `debug`; `-v` never prints the version, so a host that passes it does not see the server exit)",
 			Usage: "debug logging",
 			parse: levelParser{}, set: to(func(s *Settings) *slog.Level { return &s.LogLevel })},
-		{Flag: "--version", Alias: "-v", Optional: true, Implied: "true", Default: "false", DefaultDoc: "—", Table: TableServe, Doc: "print the version and exit",
+		{Flag: "--version", Optional: true, Implied: "true", Default: "false", DefaultDoc: "—", Table: TableServe, Doc: "print the version and exit",
 			Usage: "print the version and exit", parse: boolParser{}, set: to(func(s *Settings) *bool { return &s.Version })},
 		{Flag: "--help", Alias: "-h", Optional: true, Implied: "true", Default: "false", DefaultDoc: "—", Table: TableServe, Doc: "print this help and exit",
 			Usage: "print this help and exit", parse: boolParser{}, set: to(func(s *Settings) *bool { return &s.Help })},
@@ -515,7 +516,19 @@ type LoadOptions struct {
 // be found. It only reads; the config file is never written.
 func Load(opts LoadOptions) (Settings, []Warning, error) {
 	table := SettingsTable()
-	cl, warnings := parseCommandLine(opts.Args, table)
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home, cwd, err := homeAndCwd(opts.Home, opts.Cwd, getenv)
+	if err != nil {
+		return Settings{}, nil, err
+	}
+	exists := func(p string) bool {
+		_, err := os.Stat(resolvePath(p, home, cwd))
+		return err == nil
+	}
+	cl, warnings := parseCommandLine(opts.Args, table, exists)
 	st, more, err := load(table, cl, ResolveOptions{Getenv: opts.Getenv, Home: opts.Home, Cwd: opts.Cwd})
 	return st, append(warnings, more...), err
 }
@@ -529,9 +542,21 @@ type commandLine struct {
 }
 
 // parseCommandLine splits args into flags and positional arguments. A flag
-// is one token (--tools=never); any argument not starting with "-", and
-// every argument after "--", is positional.
-func parseCommandLine(args []string, table []Setting) (commandLine, []Warning) {
+// takes its value in the same argument (--tools=never); any argument not
+// starting with "-", and every argument after "--", is positional.
+//
+// A value given as the next argument (--tools never, --http 8080) is read
+// as meant when it is one the flag takes (issue 13 item 8): a host's args
+// list makes that mistake easy, and the value must not become a missing
+// skill folder. For a flag that needs a value, the next argument is taken
+// when its setting reads it without a problem; otherwise the flag is
+// refused with "did you mean --tools=VALUE" and the argument stays a
+// source. For a flag whose value is optional (--http, --static, --verbose),
+// a bare flag is normal use, so the next argument is taken only when the
+// setting reads it and no file or folder of that name exists (exists
+// reports that); when one does, it stays a source and a warning asks
+// whether the flag's value was meant.
+func parseCommandLine(args []string, table []Setting, exists func(string) bool) (commandLine, []Warning) {
 	cl := commandLine{flags: map[string]raw{}}
 	var warnings []Warning
 	if len(args) > 0 && args[0] == "validate" {
@@ -539,7 +564,8 @@ func parseCommandLine(args []string, table []Setting) (commandLine, []Warning) {
 		args = args[1:]
 	}
 	flagsDone := false
-	for _, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if flagsDone || !strings.HasPrefix(a, "-") {
 			cl.positional = append(cl.positional, a)
 			continue
@@ -549,13 +575,39 @@ func parseCommandLine(args []string, table []Setting) (commandLine, []Warning) {
 			continue
 		}
 		name, value, hasValue := strings.Cut(a, "=")
-		i := slices.IndexFunc(table, func(s Setting) bool { return s.Flag != "" && (s.Flag == name || s.Alias == name) })
-		if i < 0 {
+		j := slices.IndexFunc(table, func(s Setting) bool { return s.Flag != "" && (s.Flag == name || s.Alias == name) })
+		if j < 0 {
 			warnings = append(warnings, Warning{Message: fmt.Sprintf("unknown flag %q ignored", a)})
 			continue
 		}
-		s := table[i]
+		s := table[j]
+		next, hasNext := "", false
+		if !hasValue && s.Arg != "" && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !flagsDone {
+			next, hasNext = args[i+1], true
+		}
+		reads := func(v string) bool {
+			r := raw{name: s.Flag, text: v, origin: fromFlag}
+			if s.parse.empty(r) {
+				return false
+			}
+			_, problem := s.parse.parse(r)
+			return problem == ""
+		}
 		switch {
+		case hasNext && !s.Optional && reads(next):
+			// --tools never: read as meant.
+			value, i = next, i+1
+		case hasNext && !s.Optional:
+			warnings = append(warnings, Warning{Message: fmt.Sprintf("flag %s needs its value in the same argument: did you mean %s=%s? (%s=%s); %s ignored, %q read as a source",
+				a, s.Flag, next, s.Flag, flagArg(s), a, next)})
+			continue
+		case hasNext && reads(next) && !exists(next):
+			// --http 8080: read as meant.
+			value, i = next, i+1
+		case hasNext && reads(next):
+			warnings = append(warnings, Warning{Message: fmt.Sprintf("%s %s: %q is served as a source, as a file or folder of that name exists; did you mean %s=%s?",
+				a, next, next, s.Flag, next)})
+			value = s.Implied
 		case !hasValue && s.Optional:
 			value = s.Implied
 		case hasValue && value == "" && s.Optional:

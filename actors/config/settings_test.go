@@ -140,6 +140,30 @@ func TestLoadDialects(t *testing.T) {
 			check: func(s config.Settings) string { return fmt.Sprint(s.Reconcile < 0) + " want true" }},
 		{name: "bad --http-max-concurrent falls through to the variable", args: []string{"--http-max-concurrent=0"}, env: map[string]string{"SKILLJACK_HTTP_MAX_CONCURRENT": "5"},
 			check: func(s config.Settings) string { return fmt.Sprint(s.HTTPMaxConcurrent) + " want 5" }, wantWarn: "--http-max-concurrent"},
+		// issue 13 item 8: a value given as the next argument.
+		{name: "--tools never (two arguments)", args: []string{"--tools", "never", "lib"},
+			check: func(s config.Settings) string {
+				return s.Tools + fmt.Sprint(" ", len(s.Config.Sources)) + " want never 2"
+			}},
+		{name: "--http 8080 (two arguments)", args: []string{"--http", "8080", "lib"},
+			check: func(s config.Settings) string {
+				return fmt.Sprint(s.HTTP, s.HTTPPort, len(s.Config.Sources)) + " want true 8080 2"
+			}},
+		{name: "--catalog tool-description (two arguments)", args: []string{"--catalog", "tool-description"},
+			check: func(s config.Settings) string { return s.Catalog + " want tool-description" }, wantWarn: "legacy catalog channel"},
+		{name: "--http lib keeps lib a source", args: []string{"--http", "lib"},
+			check: func(s config.Settings) string {
+				return fmt.Sprint(s.HTTP, s.HTTPPort, len(s.Config.Sources)) + " want true 3000 2"
+			}},
+		{name: "--tools nevr is refused with did you mean", args: []string{"--tools", "nevr"},
+			check: func(s config.Settings) string {
+				return s.Tools + fmt.Sprint(" ", len(s.Config.Sources)) + " want auto 2"
+			},
+			wantWarn: "did you mean --tools=nevr?"},
+		{name: "-v is verbose and never the version", args: []string{"-v"},
+			check: func(s config.Settings) string {
+				return s.LogLevel.String() + fmt.Sprint(s.Version) + " want DEBUGfalse"
+			}},
 		{name: "validate", args: []string{"validate", "--", "-x"},
 			check: func(s config.Settings) string { return fmt.Sprint(s.Validate, len(s.Config.Sources)) + " want true 2" }},
 	}
@@ -188,5 +212,25 @@ func TestLoadNeverQuotesToken(t *testing.T) {
 	}
 	if len(warnings) < 2 {
 		t.Errorf("want warnings about the interval and the flag, got %v", warnings)
+	}
+}
+
+// TestLoadSplitValueExisting is issue 13 item 8: --http 8080 where a folder
+// named 8080 exists serves that folder, with a warning asking whether
+// --http=8080 was meant.
+func TestLoadSplitValueExisting(t *testing.T) {
+	home := t.TempDir()
+	if err := os.Mkdir(home+"/8080", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, warnings, err := config.Load(config.LoadOptions{Args: []string{"--http", "8080"}, Getenv: func(string) string { return "" }, Home: home, Cwd: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.HTTP || st.HTTPPort != config.DefaultHTTPPort || len(st.Config.Sources) != 2 || st.Config.Sources[0].Prefix != "8080" {
+		t.Errorf("HTTP %v port %d sources %+v; want port 3000 and the folder 8080 served", st.HTTP, st.HTTPPort, st.Config.Sources)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Message, "did you mean --http=8080?") {
+		t.Errorf("warnings = %+v, want one asking about --http=8080", warnings)
 	}
 }
