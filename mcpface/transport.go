@@ -188,8 +188,10 @@ func (w *wire) accept(line []byte) []byte {
 	if len(line) == 0 {
 		return nil
 	}
-	var raw json.RawMessage
-	if err := json.Unmarshal(line, &raw); err != nil {
+	if !json.Valid(line) {
+		// The same check, now for its message; Valid copies nothing.
+		var raw json.RawMessage
+		err := json.Unmarshal(line, &raw)
 		w.reply(nil, jsonrpc.CodeParseError, "Parse error: "+err.Error())
 		return nil
 	}
