@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/skilljack/skilljack-mcp/actors/skill"
@@ -89,17 +91,17 @@ func skillMDChanged(sk *events.Skill) bool {
 // identified: errChanged), never through a symbolic link at any component
 // below it and only when the file opened is the regular file checked
 // (errNotFile otherwise), issue 10 F2.
-func openFile(sk *events.Skill, f *events.File, bundled fs.FS) (io.Reader, func(), error) {
+func openFile(sk *events.Skill, f *events.File, bundled fs.FS) (fs.File, error) {
 	rel := f.OnDisk()
 	if sk.Source.Kind == events.SourceBundled {
 		if bundled == nil {
-			return nil, nil, fmt.Errorf("opening bundled %s: no bundled file system", rel)
+			return nil, fmt.Errorf("opening bundled %s: no bundled file system", rel)
 		}
 		file, err := bundled.Open(path.Join(sk.Dir, rel))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return file, func() { file.Close() }, nil
+		return file, nil
 	}
 	dir := sk.RealDir
 	if dir == "" {
@@ -109,44 +111,84 @@ func openFile(sk *events.Skill, f *events.File, bundled fs.FS) (io.Reader, func(
 	// they reach clients, also over HTTP (issue 13 item 11).
 	root, err := skill.OpenDir(dir, sk.DirID)
 	if errors.Is(err, skill.ErrFolderChanged) {
-		return nil, nil, fmt.Errorf("the folder of skill %s changed since it was scanned: %w", sk.QualifiedName, errChanged)
+		return nil, fmt.Errorf("the folder of skill %s changed since it was scanned: %w", sk.QualifiedName, errChanged)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening the folder of skill %s: %w", sk.QualifiedName, withoutPath(err))
+		return nil, fmt.Errorf("opening the folder of skill %s: %w", sk.QualifiedName, withoutPath(err))
 	}
 	defer root.Close()
 	file, _, err := skill.OpenFile(root, rel)
 	if errors.Is(err, skill.ErrNotRegular) {
-		return nil, nil, fmt.Errorf("opening %s of skill %s: %w", rel, sk.QualifiedName, errNotFile)
+		return nil, fmt.Errorf("opening %s of skill %s: %w", rel, sk.QualifiedName, errNotFile)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return file, func() { file.Close() }, nil
+	return file, nil
 }
 
 // readFile returns the bytes of the manifest file f of sk, which it reads at
 // this moment, and only if their SHA-256 equals f.Digest (else an error
 // wrapping errChanged). max > 0 caps the manifest size (errTooLarge).
-func readFile(sk *events.Skill, f *events.File, bundled fs.FS, max int64) ([]byte, error) {
+//
+// verified, when not nil, remembers per manifest entry the identity (see
+// [identityOf]) of a file whose bytes were found to match: a later read of
+// a file that still has that identity after its bytes were read is served
+// without hashing them again (issue 12). Any write to the file since gives
+// it a new change time, so the bytes read are the ones hashed; an identity
+// is only remembered once its change time is [settleTime] old, so that a
+// write within the file system's timestamp granularity cannot leave it as
+// it was.
+func readFile(sk *events.Skill, f *events.File, bundled fs.FS, max int64, verified *sync.Map) ([]byte, error) {
 	if max > 0 && f.Size > max {
 		return nil, fmt.Errorf("%w: %s (limit %s)", errTooLarge, megabytes(f.Size), megabytes(max))
 	}
-	r, closeFn, err := openFile(sk, f, bundled)
+	file, err := openFile(sk, f, bundled)
 	if err != nil {
 		return nil, err
 	}
-	defer closeFn()
+	defer file.Close()
 	// One byte more than the manifest size is enough to notice growth.
-	data, err := io.ReadAll(io.LimitReader(r, f.Size+1))
-	if err != nil {
+	buf := make([]byte, f.Size+1)
+	n, err := io.ReadFull(file, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("reading %s: %w", f.OnDisk(), err)
+	}
+	data := buf[:n]
+	var id fileIdentity
+	var known bool
+	if verified != nil && int64(n) == f.Size {
+		if fi, err := file.Stat(); err == nil {
+			id, known = identityOf(fi)
+		}
+	}
+	if known {
+		if v, ok := verified.Load(f); ok && v.(fileIdentity) == id {
+			return data, nil
+		}
 	}
 	sum := sha256.Sum256(data)
 	if "sha256:"+hex.EncodeToString(sum[:]) != f.Digest {
 		return nil, fmt.Errorf("%s: %w", f.Path, errChanged)
 	}
+	if known && time.Since(time.Unix(0, id.ctime)) >= settleTime {
+		verified.Store(f, id)
+	}
 	return data, nil
+}
+
+// settleTime is how old a file's change time must be before readFile
+// trusts its identity: far above a file system's timestamp granularity
+// (ext4 and XFS stamp with the kernel's coarse clock, a few milliseconds).
+const settleTime = 2 * time.Second
+
+// fileIdentity is what readFile compares to tell that a file is the one it
+// hashed: the identity the hasher's digest cache uses too (issue 12).
+type fileIdentity struct {
+	dev, ino uint64
+	size     int64
+	mtime    int64 // nanoseconds since the epoch
+	ctime    int64
 }
 
 // withoutPath returns the cause of a path error, without the path it

@@ -61,9 +61,23 @@ func fileOf(rel string, b []byte, mod time.Time) events.File {
 // bytes, as the hasher records them.
 func writeSkill(t testing.TB, root string, spec skillSpec) events.Skill {
 	t.Helper()
+	return makeSkill(t, root, spec, true)
+}
+
+// makeSkill is writeSkill; with onDisk false it writes nothing and only
+// stats the files a writeSkill of the same spec wrote before.
+func makeSkill(t testing.TB, root string, spec skillSpec, onDisk bool) events.Skill {
+	t.Helper()
 	dir := filepath.Join(root, "skills", spec.dir)
 	write := func(rel string, b []byte) events.File {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if !onDisk {
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fileOf(rel, b, fi.ModTime())
+		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}

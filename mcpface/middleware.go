@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -58,6 +59,9 @@ func clipError(err error) error {
 // logMiddleware logs one Debug line per request.
 func (f *Facade) logMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if !f.log.Enabled(ctx, slog.LevelDebug) {
+			return next(ctx, method, req)
+		}
 		start := time.Now()
 		res, err := next(ctx, method, req)
 		attrs := []any{"method", method, "duration_ms", time.Since(start).Milliseconds()}

@@ -49,9 +49,11 @@ const (
 	// DefaultCatalogBudget is the default [Options.CatalogBudget], sized like
 	// Claude Code's skill listing budget (issue 13 item 6).
 	DefaultCatalogBudget = 16000
-	// DefaultPageSize is the skills/list page size of the reference server and
-	// the SEP-2640 reference SDK.
-	DefaultPageSize = 50
+	// DefaultPageSize is the skills/list page size of the reference server
+	// (the TS SDK's ext/skills lists 10,000 skills in 100 pages). Each page
+	// costs a round trip, so a larger page walks a big catalog faster
+	// (issue 12); 100 entries are about 50 KB.
+	DefaultPageSize = 100
 	// maxSubscriptionsPerSession bounds the resources/subscribe entries one
 	// session may hold; a catalog has at most a few thousand files, so an
 	// honest client stays far below it while a flood is cut off cheaply.
@@ -255,7 +257,11 @@ const changedWait = 2 * time.Second
 // MIME type and text flag describe them. A SKILL.md is not read from disk
 // but served from the catalog ([skillMD]).
 func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, max int64) ([]byte, *events.File, error) {
-	data, err := readFile(sk, file, f.opts.Bundled, max)
+	var verified *sync.Map
+	if s != nil {
+		verified = &s.verified
+	}
+	data, err := readFile(sk, file, f.opts.Bundled, max, verified)
 	if !errors.Is(err, errChanged) || s == nil {
 		return data, file, err
 	}
@@ -267,7 +273,7 @@ func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, m
 	if !ok {
 		return nil, nil, err
 	}
-	data, err = readFile(ref.Skill, ref.File, f.opts.Bundled, max)
+	data, err = readFile(ref.Skill, ref.File, f.opts.Bundled, max, &next.verified)
 	return data, ref.File, err
 }
 

@@ -54,8 +54,9 @@ type skillsListParams struct {
 type skillsListResult struct {
 	mcp.ResultBase
 	cacheFields
-	Skills     []entry `json:"skills"`
-	NextCursor string  `json:"nextCursor,omitempty"`
+	// Skills is the JSON array of the page's entries ([snapshot.entry]).
+	Skills     json.RawMessage `json:"skills"`
+	NextCursor string          `json:"nextCursor,omitempty"`
 }
 
 type skillsGetParams struct {
@@ -66,7 +67,8 @@ type skillsGetParams struct {
 type skillsGetResult struct {
 	mcp.ResultBase
 	cacheFields
-	Skill entry `json:"skill"`
+	// Skill is the entry of the skill ([snapshot.entry]).
+	Skill json.RawMessage `json:"skill"`
 }
 
 func newEntry(sk *events.Skill) entry {
@@ -85,28 +87,34 @@ func newEntry(sk *events.Skill) entry {
 // (SEP2640-R39, R46..R52).
 func (f *Facade) listSkills(_ context.Context, _ *mcp.ServerSession, p *skillsListParams) (*skillsListResult, error) {
 	s := f.current()
-	var listed []*events.Skill
-	for i := range s.cat.Skills {
-		if s.cat.Skills[i].Listed {
-			listed = append(listed, &s.cat.Skills[i])
-		}
-	}
 	var cursor string
 	var meta mcp.Meta
 	if p != nil {
 		cursor, meta = p.Cursor, p.Meta
 	}
-	start, err := afterCursor(cursor, len(listed), func(i int) string { return listed[i].URI })
+	listed := s.listed
+	start, err := afterCursor(cursor, len(listed), func(i int) string { return s.cat.Skills[listed[i]].URI })
 	if err != nil {
 		return nil, err
 	}
 	end := min(start+f.opts.PageSize, len(listed))
-	res := &skillsListResult{cacheFields: newCacheFields(meta), Skills: make([]entry, 0, end-start)}
-	for _, sk := range listed[start:end] {
-		res.Skills = append(res.Skills, newEntry(sk))
+	page := listed[start:end]
+	size := 2
+	for _, i := range page {
+		size += len(s.entry(i)) + 1
 	}
+	skills := make(json.RawMessage, 0, size)
+	skills = append(skills, '[')
+	for n, i := range page {
+		if n > 0 {
+			skills = append(skills, ',')
+		}
+		skills = append(skills, s.entry(i)...)
+	}
+	skills = append(skills, ']')
+	res := &skillsListResult{cacheFields: newCacheFields(meta), Skills: skills}
 	if end < len(listed) {
-		res.NextCursor = encodeCursor(listed[end-1].URI)
+		res.NextCursor = encodeCursor(s.cat.Skills[listed[end-1]].URI)
 	}
 	return res, nil
 }
@@ -121,11 +129,12 @@ func (f *Facade) getSkill(_ context.Context, _ *mcp.ServerSession, p *skillsGetP
 	if err != nil {
 		return nil, err
 	}
-	sk := f.current().cat.SkillByURI(uri)
+	s := f.current()
+	sk := s.cat.SkillByURI(uri)
 	if sk == nil || !sk.Listed {
 		return nil, invalidParams("Not a skill served here: "+clip(p.URI), p.URI)
 	}
-	return &skillsGetResult{cacheFields: newCacheFields(p.Meta), Skill: newEntry(sk)}, nil
+	return &skillsGetResult{cacheFields: newCacheFields(p.Meta), Skill: s.entry(s.skillIndex(sk))}, nil
 }
 
 func (f *Facade) addCustomMethods(srv *mcp.Server) {

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,6 +34,16 @@ type snapshot struct {
 	dirs map[string][]*mcp.Resource
 	// index is the body of skill://index.json.
 	index []byte
+	// listed holds the index in cat.Skills of every listed skill, in URI
+	// (skills/list) order.
+	listed []int
+	// entries holds the encoded SEP-2640 Skill object of each skill, by its
+	// index in cat.Skills, made on first use ([snapshot.entry]).
+	entries []atomic.Pointer[json.RawMessage]
+	// verified maps a supporting file's manifest entry (*events.File) to
+	// the identity of the file whose bytes were last found to match it
+	// ([readFile]).
+	verified sync.Map
 	// maxURI is the length of the longest spelling of a served URI that
 	// names it: three times the longest URI, as if every byte were
 	// percent-encoded. A longer request URI cannot match.
@@ -44,6 +57,12 @@ func newSnapshot(c *events.Catalog) *snapshot {
 		dirs:  make(map[string][]*mcp.Resource),
 	}
 	s.index = buildIndex(c)
+	s.entries = make([]atomic.Pointer[json.RawMessage], len(c.Skills))
+	for i := range c.Skills {
+		if c.Skills[i].Listed {
+			s.listed = append(s.listed, i)
+		}
+	}
 	s.resources = append(s.resources, indexResource())
 	for i := range c.Skills {
 		sk := &c.Skills[i]
@@ -210,4 +229,41 @@ func (s *snapshot) isFile(uri string) bool {
 	}
 	_, ok := s.cat.File(uri)
 	return ok
+}
+
+// entry returns the SEP-2640 Skill object of c.Skills[i] as skills/list and
+// skills/get send it, encoded once per snapshot: the snapshot never
+// changes, so neither does the encoding (issue 12). Safe for concurrent
+// use; the caller must not modify the bytes.
+func (s *snapshot) entry(i int) json.RawMessage {
+	if e := s.entries[i].Load(); e != nil {
+		return *e
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// As the SDK encodes results: <, > and & as they are.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(newEntry(&s.cat.Skills[i])); err != nil {
+		panic(err) // plain strings and a frontmatter object: cannot fail
+	}
+	e := json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	s.entries[i].Store(&e)
+	return e
+}
+
+// skillIndex returns the index of sk, a skill of s, in s.cat.Skills, found
+// by its URI (the skills are sorted by URI).
+func (s *snapshot) skillIndex(sk *events.Skill) int {
+	skills := s.cat.Skills
+	for i := sort.Search(len(skills), func(i int) bool { return skills[i].URI >= sk.URI }); i < len(skills); i++ {
+		if &skills[i] == sk {
+			return i
+		}
+	}
+	for i := range skills { // a catalog not sorted after all
+		if &skills[i] == sk {
+			return i
+		}
+	}
+	panic("mcpface: skill not in its snapshot")
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -187,8 +188,10 @@ func (w *wire) accept(line []byte) []byte {
 	if len(line) == 0 {
 		return nil
 	}
-	var raw json.RawMessage
-	if err := json.Unmarshal(line, &raw); err != nil {
+	if !json.Valid(line) {
+		// The same check, now for its message; Valid copies nothing.
+		var raw json.RawMessage
+		err := json.Unmarshal(line, &raw)
 		w.reply(nil, jsonrpc.CodeParseError, "Parse error: "+err.Error())
 		return nil
 	}
@@ -471,8 +474,17 @@ func (w *wire) outgoing(line []byte, answered *bool) []byte {
 }
 
 // settle records the reply in one outgoing message and returns the message
-// re-encoded, and true, when its error code had to be rewritten.
+// re-encoded, and true, when its error code had to be rewritten. A plain
+// result ([resultID]) is settled from its first bytes; anything else is
+// decoded.
 func (w *wire) settle(raw []byte, answered *bool) ([]byte, bool) {
+	if id, ok := resultID(raw); ok && !(w.initPending && id == w.initID) {
+		if w.pending[id] {
+			delete(w.pending, id)
+			*answered = true
+		}
+		return nil, false
+	}
 	msg, err := jsonrpc.DecodeMessage(raw)
 	if err != nil {
 		return nil, false
@@ -519,4 +531,47 @@ func (w *wire) settle(raw []byte, answered *bool) ([]byte, bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+// resultPrefix starts every message the SDK encodes: its wire struct puts
+// the version tag first and the id second.
+const resultPrefix = `{"jsonrpc":"2.0","id":`
+
+// resultID returns the id of a successful response as the SDK encodes it,
+// {"jsonrpc":"2.0","id":<id>,"result":..., read from the bytes before its
+// result, and true; false for any other message or spelling (an error, a
+// request, a notification, an id that is not a plain integer or a string
+// without escapes), which the caller decodes in full. A result needs
+// nothing but its id recorded, and decoding it would cost as much as
+// encoding it did (issue 12).
+func resultID(raw []byte) (jsonrpc.ID, bool) {
+	rest, ok := bytes.CutPrefix(raw, []byte(resultPrefix))
+	if !ok || len(rest) == 0 {
+		return jsonrpc.ID{}, false
+	}
+	var id jsonrpc.ID
+	var n int
+	if rest[0] == '"' {
+		end := bytes.IndexByte(rest[1:], '"')
+		if end < 0 || bytes.IndexByte(rest[1:1+end], '\\') >= 0 {
+			return jsonrpc.ID{}, false
+		}
+		n = end + 2
+		id, _ = jsonrpc.MakeID(string(rest[1 : 1+end]))
+	} else {
+		for n < len(rest) && (rest[n] >= '0' && rest[n] <= '9' || n == 0 && rest[n] == '-') {
+			n++
+		}
+		// 15 digits convert to and from float64 exactly, as the SDK's
+		// decoder reads a request id.
+		v, err := strconv.ParseInt(string(rest[:n]), 10, 64)
+		if err != nil || n > 15 {
+			return jsonrpc.ID{}, false
+		}
+		id, _ = jsonrpc.MakeID(float64(v))
+	}
+	if !bytes.HasPrefix(rest[n:], []byte(`,"result":`)) {
+		return jsonrpc.ID{}, false
+	}
+	return id, true
 }

@@ -1,0 +1,253 @@
+//go:build unix
+
+package mcpface_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/mcpface"
+)
+
+// The per-request benchmarks (issue 12) serve a generated catalog of n
+// skills, each a SKILL.md and three supporting files on disk (8 KiB,
+// 1 KiB and 2 KiB of text, about the 8.5 KiB mean of test/gencorpus), over
+// the stdio transport with a raw JSON-RPC client that writes one line and
+// reads one line per call, as test/benchcompare does:
+//
+//	go test ./mcpface -run '^$' -bench 'Skills|Resources' -benchmem
+//
+// The tree is written once per size under the system temp folder and
+// reused by later runs.
+var benchSizes = []int{131, 10000}
+
+var benchCatalogs sync.Map // n → *benchCatalog
+
+type benchCatalog struct {
+	once  sync.Once
+	cat   *events.Catalog
+	gets  []string // SKILL.md URIs
+	reads []string // 8 KiB supporting file URIs
+}
+
+func benchFileBytes(seed, size int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "Line %d of file %d: some \"quoted\" words, a tab\tand plain text.\n", i, seed)
+	}
+	return b.Bytes()[:size]
+}
+
+// loadBenchCatalog returns the catalog of n generated skills.
+func loadBenchCatalog(b *testing.B, n int) *benchCatalog {
+	v, _ := benchCatalogs.LoadOrStore(n, &benchCatalog{})
+	bc := v.(*benchCatalog)
+	bc.once.Do(func() {
+		root := filepath.Join(os.TempDir(), "skilljack-mcpface-bench-"+strconv.Itoa(n))
+		stamp := filepath.Join(root, ".complete")
+		write := true
+		if _, err := os.Stat(stamp); err == nil {
+			write = false
+		} else {
+			os.RemoveAll(root)
+		}
+		skills := make([]events.Skill, 0, n)
+		for i := range n {
+			name := fmt.Sprintf("skill-%05d", i)
+			spec := skillSpec{dir: name, name: name, desc: fmt.Sprintf("Generated skill %d: does thing %d when asked.", i, i), files: map[string][]byte{
+				"references/guide.md": benchFileBytes(i, 8<<10),
+				"scripts/run.sh":      benchFileBytes(i+1, 1<<10),
+				"assets/notes.txt":    benchFileBytes(i+2, 2<<10),
+			}}
+			s := makeSkill(b, root, spec, write)
+			skills = append(skills, s)
+			bc.gets = append(bc.gets, s.URI)
+			bc.reads = append(bc.reads, s.FileURI("references/guide.md"))
+		}
+		if write {
+			if err := os.WriteFile(stamp, nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		bc.cat = events.NewCatalog(1, false, skills, nil)
+	})
+	if bc.cat == nil {
+		b.Fatal("no bench catalog")
+	}
+	return bc
+}
+
+// benchSession is a raw JSON-RPC client on a stdio server session.
+type benchSession struct {
+	in  *io.PipeWriter
+	out *bufio.Reader
+	id  int
+	buf []byte
+}
+
+func newBenchSession(b *testing.B, cat *events.Catalog) *benchSession {
+	f := mcpface.New(&mcpface.Options{Version: "1.2.3"})
+	if !f.SetCatalog(cat) {
+		b.Fatal("SetCatalog = false")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := f.Server(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ss, err := srv.Connect(ctx, mcpface.NewStdioTransport(inR, outW, nil), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &benchSession{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
+	b.Cleanup(func() {
+		inW.Close()
+		ss.Wait()
+		cancel()
+	})
+	s.call(b, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"io.modelcontextprotocol/skills":{}}},"clientInfo":{"name":"bench","version":"0"}}`)
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// call sends one request and returns its response line.
+func (s *benchSession) call(b *testing.B, method, params string) []byte {
+	s.id++
+	s.buf = append(s.buf[:0], `{"jsonrpc":"2.0","id":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(s.id), 10)
+	s.buf = append(s.buf, `,"method":"`...)
+	s.buf = append(s.buf, method...)
+	s.buf = append(s.buf, `","params":`...)
+	s.buf = append(s.buf, params...)
+	s.buf = append(s.buf, "}\n"...)
+	if _, err := s.in.Write(s.buf); err != nil {
+		b.Fatal(err)
+	}
+	line, err := s.out.ReadSlice('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	if bytes.Contains(line[:min(len(line), 64)], []byte(`"error"`)) {
+		b.Fatalf("%s %s: %s", method, params, line)
+	}
+	return line
+}
+
+func uriParams(uri string) string {
+	p, _ := json.Marshal(map[string]string{"uri": uri})
+	return string(p)
+}
+
+func BenchmarkSkillsGet(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run("skills="+strconv.Itoa(n), func(b *testing.B) {
+			bc := loadBenchCatalog(b, n)
+			s := newBenchSession(b, bc.cat)
+			params := make([]string, len(bc.gets))
+			for i, u := range bc.gets {
+				params[i] = uriParams(u)
+			}
+			cpu := startCPU(b)
+			for i := 0; b.Loop(); i++ {
+				s.call(b, "skills/get", params[i%len(params)])
+			}
+			cpu.report(b)
+		})
+	}
+}
+
+func BenchmarkResourcesRead(b *testing.B) {
+	for _, n := range benchSizes {
+		for _, kind := range []string{"SKILL.md", "file"} {
+			b.Run("skills="+strconv.Itoa(n)+"/"+kind, func(b *testing.B) {
+				bc := loadBenchCatalog(b, n)
+				s := newBenchSession(b, bc.cat)
+				uris := bc.reads
+				if kind == "SKILL.md" {
+					uris = bc.gets
+				}
+				params := make([]string, len(uris))
+				for i, u := range uris {
+					params[i] = uriParams(u)
+				}
+				cpu := startCPU(b)
+				for i := 0; b.Loop(); i++ {
+					s.call(b, "resources/read", params[i%len(params)])
+				}
+				cpu.report(b)
+			})
+		}
+	}
+}
+
+func BenchmarkSkillsListPage(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run("skills="+strconv.Itoa(n), func(b *testing.B) {
+			bc := loadBenchCatalog(b, n)
+			s := newBenchSession(b, bc.cat)
+			// The first page, and a page in the middle (a cursor to decode).
+			line := s.call(b, "skills/list", `{}`)
+			var res struct {
+				Result struct {
+					NextCursor string `json:"nextCursor"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(line, &res); err != nil {
+				b.Fatal(err)
+			}
+			first, next := `{}`, `{"cursor":"`+res.Result.NextCursor+`"}`
+			if res.Result.NextCursor == "" {
+				next = first
+			}
+			cpu := startCPU(b)
+			for i := 0; b.Loop(); i++ {
+				if i%2 == 0 {
+					s.call(b, "skills/list", first)
+				} else {
+					s.call(b, "skills/list", next)
+				}
+			}
+			cpu.report(b)
+		})
+	}
+}
+
+// cpuClock measures the CPU time of the whole process (every goroutine,
+// the garbage collector included), which a loaded machine inflates far
+// less than wall time: the benchmarks report it as cpu-µs/op.
+type cpuClock struct{ start time.Duration }
+
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func startCPU(b *testing.B) cpuClock {
+	runtime.GC()
+	b.ResetTimer()
+	return cpuClock{processCPU(b)}
+}
+
+func (c cpuClock) report(b *testing.B) {
+	b.ReportMetric(float64(processCPU(b)-c.start)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
+}
