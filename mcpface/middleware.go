@@ -92,6 +92,14 @@ func (f *Facade) logMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 // tools from clients that load skills themselves (--tools=auto).
 func (f *Facade) featureMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list", "tools/call", "prompts/list", "prompts/get":
+			// Wait out a catalog swap in progress: its tools and prompts
+			// are registered before regMu is released, so a request that
+			// follows one that saw the new catalog sees them too.
+			f.regMu.Lock()
+			f.regMu.Unlock() //nolint:staticcheck // an empty critical section is the point
+		}
 		// subscriptions/listen exists only in 2026-07-28 (BASE-R23, R25): a
 		// request without that era's _meta is a 2025-11-25 client, whose
 		// subscriptions are resources/subscribe. Accepting it would send

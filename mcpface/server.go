@@ -350,6 +350,13 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 		return false
 	}
 	s := newSnapshot(c)
+	// The swap and the registrations that follow it happen under regMu,
+	// which requests for tools and prompts pass through
+	// ([Facade.featureMiddleware]): a client that read the new catalog
+	// (skills/list, resources/list) never then lists the old tools and
+	// prompts.
+	f.regMu.Lock()
+	defer f.regMu.Unlock()
 	for {
 		old := f.snap.Load()
 		if old != nil && old.cat.Version >= c.Version {
@@ -367,7 +374,7 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	f.swapMu.Unlock()
 	f.log.Debug("catalog set", "version", c.Version, "skills", len(c.Skills))
 	f.readyOnce.Do(func() { close(f.ready) })
-	f.sync()
+	f.syncLocked()
 	return true
 }
 
@@ -596,6 +603,11 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 func (f *Facade) sync() {
 	f.regMu.Lock()
 	defer f.regMu.Unlock()
+	f.syncLocked()
+}
+
+// syncLocked is [Facade.sync] with regMu held.
+func (f *Facade) syncLocked() {
 	srv := f.srv.Load()
 	s := f.current()
 	if srv == nil || s == nil || (f.synced && s.cat.Version == f.regVersion) {
