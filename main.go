@@ -168,15 +168,17 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		}
 		return s.Config, err
 	}
-	return serve(ctx, set, reload, stdin, stdout, log, warned.list)
+	return serve(ctx, set, args, reload, stdin, stdout, log, warned.list)
 }
 
 // serve runs the bus, the actors, the facade and the chosen transport
-// until ctx is done, the stdio client goes away or one of them fails.
-func serve(ctx context.Context, set config.Settings, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger, warnings func() []string) error {
+// until ctx is done, the stdio client goes away or one of them fails. args
+// are the command line, for the trace's first line; warnings returns the
+// warnings logged so far, for MCP clients.
+func serve(ctx context.Context, set config.Settings, args []string, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger, warnings func() []string) error {
 	bus := events.NewBus(log)
 	defer bus.Close()
-	pub, closeTrace, err := tracePublisher(bus, set.Trace)
+	pub, rec, closeTrace, err := tracePublisher(bus, set, args, log)
 	if err != nil {
 		return err
 	}
@@ -225,6 +227,8 @@ func serve(ctx context.Context, set config.Settings, reload func() (config.Confi
 		Bundled:       bundled,
 		Logger:        log,
 		Warnings:      warnings,
+		Trace:         rec,
+		TraceRequests: set.TraceMCP,
 	})
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })
@@ -310,17 +314,25 @@ func (t warnTee) WithGroup(name string) slog.Handler {
 }
 
 // tracePublisher returns bus, or a publisher recording every message to
-// the trace file path when one is set, and the function that closes it.
-func tracePublisher(bus message.Publisher, path string) (message.Publisher, func(), error) {
-	if path == "" {
-		return bus, func() {}, nil
+// the trace file set.Trace when one is set, whose first line is what ran
+// ([traceStarted]); then also the recorder of the MCP sessions (nil when
+// not tracing), and the function that closes the trace.
+func tracePublisher(bus message.Publisher, set config.Settings, args []string, log *slog.Logger) (message.Publisher, mcpface.Recorder, func(), error) {
+	if set.Trace == "" {
+		if set.TraceMCP {
+			log.Warn("--trace-mcp records nothing without --trace=FILE")
+		}
+		return bus, nil, func() {}, nil
 	}
-	f, err := events.CreateTraceFile(path)
+	f, err := events.CreateTraceFile(set.Trace)
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening trace file: %w", err)
+		return nil, nil, nil, fmt.Errorf("opening trace file: %w", err)
 	}
 	tp := events.NewTracePublisher(bus, f)
-	return tp, func() { tp.Close(); f.Close() }, nil
+	if err := tp.Record(traceStarted(set, args)); err != nil {
+		log.Warn("writing the trace", "error", err)
+	}
+	return tp, tp, func() { tp.Close(); f.Close() }, nil
 }
 
 // serveStdio serves one MCP session over stdin/stdout once the first

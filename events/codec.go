@@ -35,6 +35,10 @@ var topics = map[string]string{
 	nameOf[ConfigCommand]():     TopicConfigCommand,
 	nameOf[ConfigApplied]():     TopicConfigApplied,
 	nameOf[SyncRequested]():     TopicSyncRequested,
+	// Trace-only records (records.go).
+	nameOf[TraceStarted]():       TopicTraceStarted,
+	nameOf[SessionInitialized](): TopicSessionInitialized,
+	nameOf[MCPRequest]():         TopicMCPRequest,
 }
 
 func nameOf[T any]() string { return reflect.TypeFor[T]().Name() }

@@ -131,6 +131,21 @@ func (t *TracePublisher) writeLine(line TraceLine) error {
 	return nil
 }
 
+// Record writes ev, a trace-only record ([TraceStarted],
+// [SessionInitialized], [MCPRequest]), as one trace line and publishes
+// nothing. It is safe for concurrent use.
+func (t *TracePublisher) Record(ev any) error {
+	topic, ok := TopicOf(ev)
+	if !ok || !traceOnly[topic] {
+		return fmt.Errorf("events: recording %T: not a trace-only record", ev)
+	}
+	msg, err := Encode(ev)
+	if err != nil {
+		return err
+	}
+	return t.record(topic, msg)
+}
+
 // Flush writes any buffered trace lines.
 func (t *TracePublisher) Flush() error {
 	t.mu.Lock()
@@ -221,7 +236,8 @@ func isTraceStart(b []byte) bool {
 // ReplayOptions narrows [Replay]. A nil *ReplayOptions replays everything
 // without waiting between messages.
 type ReplayOptions struct {
-	// Topics, if non-empty, are the only topics replayed.
+	// Topics, if non-empty, are the only topics replayed. Trace-only
+	// records (records.go) are replayed only when named here.
 	Topics []string
 	// Wait, if set, is called after each message is published, and Replay
 	// stops with its error. Pass the bus's [Bus.WaitIdle] so that the
@@ -235,7 +251,8 @@ type ReplayOptions struct {
 // message, with its recorded UUID and metadata, on its topic through pub, in
 // file order, calling [ReplayOptions.Wait] after each. A snapshot line's
 // event is rebuilt from the blob lines before it and published by
-// reference, as [Publish] does; a trace recorded before snapshots (every
+// reference, as [Publish] does; trace-only records (the server, its
+// clients and their requests) are skipped unless opts names their topics; a trace recorded before snapshots (every
 // event as JSON) replays as it is. It returns how many
 // were published once the last one was (and, with Wait, waited for): on
 // [Bus] without Wait they may still be queued. It stops at the first
@@ -269,7 +286,8 @@ func Replay(ctx context.Context, r io.Reader, pub message.Publisher, opts *Repla
 			continue
 		}
 		topic := line.Topic
-		if len(topicsWanted) > 0 && !slices.Contains(topicsWanted, topic) {
+		if len(topicsWanted) > 0 && !slices.Contains(topicsWanted, topic) ||
+			len(topicsWanted) == 0 && traceOnly[topic] {
 			continue
 		}
 		msg, err := traceMessage(line, &snaps)

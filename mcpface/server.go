@@ -107,6 +107,11 @@ type Options struct {
 	// MCP log messages at level warning, when its client accepts that
 	// level (warnings.go).
 	Warnings func() []string
+	// Trace, if set, records each client's introduction and, with
+	// TraceRequests, every MCP request (issue 13 item 13; trace.go). If
+	// nil, nothing is recorded and no request pays for it.
+	Trace         Recorder
+	TraceRequests bool
 }
 
 // Facade serves the current catalog over MCP. Create it with [New]; its
@@ -170,6 +175,9 @@ type Facade struct {
 
 	// panicHook, when set by tests, runs at the top of every request.
 	panicHook func(method string)
+
+	// trace is set when [Options.Trace] is (trace.go).
+	trace *tracer
 }
 
 // New returns a facade configured by opts (nil means defaults). The options
@@ -211,7 +219,7 @@ func New(opts *Options) *Facade {
 		// stay visible to everyone (reference §1.2).
 		log.Warn("tools mode auto is ignored with catalog mode tool-description; load-skill and skill-resource stay offered")
 	}
-	return &Facade{
+	f := &Facade{
 		opts:     o,
 		log:      log,
 		ready:    make(chan struct{}),
@@ -219,6 +227,10 @@ func New(opts *Options) *Facade {
 		syncedCh: make(chan struct{}, 1),
 		subs:     make(map[*mcp.ServerSession]map[string]uint64),
 	}
+	if o.Trace != nil {
+		f.trace = &tracer{rec: o.Trace, requests: o.TraceRequests}
+	}
+	return f
 }
 
 // toolsAuto reports whether tools are withheld from clients that declare
@@ -587,13 +599,23 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 		f.registerTools(srv, s, &reg, true)
 		f.registerPrompts(srv, s, &reg)
 		srv.AddResource(indexResource(), f.readResourceHandler)
+		f.addTraceMiddleware(srv, true)
 		return srv
 	}
 	// The last one only captures the SDK's own handler.
 	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.toolsNoticeMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
 		captureHandler(&f.dispatch))
 	srv.AddSendingMiddleware(f.ackMiddleware)
+	f.addTraceMiddleware(srv, false)
 	return srv
+}
+
+// addTraceMiddleware makes tracing, when on, the outermost middleware of
+// srv (added last, it runs first).
+func (f *Facade) addTraceMiddleware(srv *mcp.Server, stateless bool) {
+	if f.trace != nil {
+		srv.AddReceivingMiddleware(f.traceMiddleware(stateless))
+	}
 }
 
 // sync brings the SDK registrations up to the current snapshot. Adding a

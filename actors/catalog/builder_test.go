@@ -334,3 +334,46 @@ func TestCatalogBuilderOrdering(t *testing.T) {
 func bundledSource() events.Source {
 	return events.Source{ID: "bundled", Kind: events.SourceBundled, Location: "bundled", Root: "."}
 }
+
+// TestCatalogBuilderStaticRename is issue 13 item 12: in static mode a
+// skill whose frontmatter name changes keeps its startup qualified name and
+// URI with its new content, unlisted, with a warning; the override of its
+// startup name still applies; renamed back, it is listed again.
+func TestCatalogBuilderStaticRename(t *testing.T) {
+	const a, b = "skill://skills/a/SKILL.md", "skill://skills/b/SKILL.md"
+	synctest.Test(t, func(t *testing.T) {
+		root := filepath.Join(t.TempDir(), "skills")
+		r, logs := startBuilder(t, root, true)
+		r.write(map[string]string{"a/SKILL.md": skillMD("a", "d"), "b/SKILL.md": skillMD("b", "d")})
+		if ev := r.rescan(); ev == nil || !cmp.Equal(uris(ev.Catalog), []string{a, b}) {
+			t.Fatalf("first static catalog = %+v, want a and b", lists(ev))
+		}
+		off := false
+		r.overrides(map[string]events.Override{"skills__a": {User: &off}})
+
+		r.write(map[string]string{"a/SKILL.md": skillMD("zz-renamed", "new content")})
+		ev := r.rescan()
+		if ev == nil || !cmp.Equal(uris(ev.Catalog), []string{a, b}) || !cmp.Equal(ev.Changed, []string{a}) {
+			t.Fatalf("after renaming a: %+v, want a changed under its startup URI", lists(ev))
+		}
+		sk := ev.Catalog.SkillByURI(a)
+		if sk.QualifiedName != "skills__a" || sk.Name != "a" || sk.SkillPath != "skills/a" || sk.Description != "new content" || sk.Listed {
+			t.Errorf("renamed a = %s %s %s %q listed=%v; want skills__a a skills/a \"new content\" unlisted", sk.QualifiedName, sk.Name, sk.SkillPath, sk.Description, sk.Listed)
+		}
+		if sk.UserInvocable || !sk.UserOverridden {
+			t.Errorf("renamed a: the override of its startup name skills__a is not applied: user=%v overridden=%v", sk.UserInvocable, sk.UserOverridden)
+		}
+		if ev.Catalog.SkillByName("skills__zz-renamed") != nil {
+			t.Error("the new name is served beside the startup name")
+		}
+		if !strings.Contains(logs.String(), "renamed to skills__zz-renamed after startup") || strings.Contains(logs.String(), "names no served skill") {
+			t.Errorf("want one rename warning and no unmatched-override warning:\n%s", logs.String())
+		}
+
+		r.write(map[string]string{"a/SKILL.md": skillMD("a", "back")})
+		ev = r.rescan()
+		if ev == nil || !ev.Catalog.SkillByURI(a).Listed || ev.Catalog.SkillByURI(a).Description != "back" {
+			t.Errorf("after renaming a back: %+v, want a listed again", lists(ev))
+		}
+	})
+}

@@ -50,6 +50,7 @@ const (
 // shares the scans' file slices and must not be modified.
 func Build(version uint64, cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) *events.Catalog {
 	skills, diags := (&memo{}).build(cfg, scans, overrides)
+	diags = append(diags, unmatchedOverrides(overrides, skills)...)
 	return events.NewCatalog(version, cfg.Static, skills, diags)
 }
 
@@ -91,7 +92,8 @@ type sourceMemo struct {
 }
 
 // build is [Build] without the catalog: its skills (unsorted) and
-// diagnostics. With a keeping memo (sources not nil) it reuses what the
+// diagnostics, but for those about unmatched overrides (which static mode's
+// renames change: see [Builder.fixSkillSet]). With a keeping memo (sources not nil) it reuses what the
 // last build made of every scanned skill that stayed the same, and keeps
 // what this one made for the next.
 func (m *memo) build(cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) ([]events.Skill, []events.Diagnostic) {
@@ -181,14 +183,7 @@ func (m *memo) build(cfg events.SourcesConfigured, scans map[string]events.Sourc
 			byName[sk.QualifiedName] = c.b.file
 			byURI[sk.URI] = c.b.file
 			claimed[c.b.file] = true
-			if o, ok := overrides[sk.QualifiedName]; ok {
-				if o.Assistant != nil {
-					sk.ModelInvocable, sk.AssistantOverridden = *o.Assistant, true
-				}
-				if o.User != nil {
-					sk.UserInvocable, sk.UserOverridden = *o.User, true
-				}
-			}
+			applyOverride(&sk, overrides)
 			skills = append(skills, sk)
 		}
 		for _, c := range cands {
@@ -211,8 +206,22 @@ func (m *memo) build(cfg events.SourcesConfigured, scans map[string]events.Sourc
 	if kept != nil {
 		m.sources = kept
 	}
-	diags = append(diags, unmatchedOverrides(overrides, skills)...)
 	return skills, diags
+}
+
+// applyOverride applies the invocation override of sk's qualified name,
+// if any, to sk.
+func applyOverride(sk *events.Skill, overrides map[string]events.Override) {
+	o, ok := overrides[sk.QualifiedName]
+	if !ok {
+		return
+	}
+	if o.Assistant != nil {
+		sk.ModelInvocable, sk.AssistantOverridden = *o.Assistant, true
+	}
+	if o.User != nil {
+		sk.UserInvocable, sk.UserOverridden = *o.User, true
+	}
 }
 
 // sameScanned reports whether b would build the same skill as a: the same
@@ -561,9 +570,18 @@ type Builder struct {
 	loggedDiags []events.Diagnostic
 	memo        memo // what the last build made of each scanned skill
 	// static holds the skill URIs of the first catalog built in static
-	// mode, the only ones served while the configuration stays static.
-	static map[string]bool
+	// mode, the only ones served while the configuration stays static;
+	// staticDirs the same skills by folder, so that a skill whose
+	// frontmatter name changes keeps its startup identity.
+	static     map[string]bool
+	staticDirs map[folderKey]startupName
 }
+
+// folderKey names a skill folder of one source.
+type folderKey struct{ source, dir string }
+
+// startupName is what a skill was served as in the first static catalog.
+type startupName struct{ qualifiedName, name, skillPath, uri string }
 
 // New returns a catalog builder reading in and publishing through pub;
 // opts may be nil. It panics if an inbox or pub is nil.
@@ -696,6 +714,7 @@ func (b *Builder) next() *events.Catalog {
 	if b.cfg.Static {
 		skills, diags = b.fixSkillSet(skills, diags)
 	}
+	diags = append(diags, unmatchedOverrides(b.overrides.Overrides, skills)...)
 	b.logDiagnostics(diags)
 	if b.prev != nil && b.prev.Static == b.cfg.Static && sameSkills(b.prev.Skills, skills) && slices.Equal(b.prev.Diagnostics, diags) {
 		return nil // a no-op rescan or reconcile tick: no new version
@@ -706,31 +725,69 @@ func (b *Builder) next() *events.Catalog {
 }
 
 // fixSkillSet applies static mode to skills (sorted by URI) and their
-// diagnostics: the skill URIs of the first static catalog are the only
-// ones ever served. A skill found later is left out with a warning; a
-// served skill keeps following its files (manifests, digests,
-// frontmatter), so subscribers still hear of edits and reads stay
-// consistent, and it disappears when its folder goes or its SKILL.md stops
-// being valid, as nothing could be served for it.
+// diagnostics: the skills of the first static catalog are the only ones
+// ever served, by skill URI and, for a skill whose URI changed, by folder.
+// A skill found later is left out with a warning; a served skill keeps
+// following its files (manifests, digests, frontmatter), so subscribers
+// still hear of edits and reads stay consistent, and it disappears when
+// its folder goes or its SKILL.md stops being valid, as nothing could be
+// served for it. A skill whose frontmatter name changed (issue 13 item 12)
+// keeps the qualified name, skill path and URI it had at startup — the
+// names the fixed tools, prompts and instructions carry — with its new
+// content, and is left out of skills/list (its frontmatter name no longer
+// matches its URI), with a warning that the rename applies at restart.
 func (b *Builder) fixSkillSet(skills []events.Skill, diags []events.Diagnostic) ([]events.Skill, []events.Diagnostic) {
 	if b.static == nil {
 		b.static = make(map[string]bool, len(skills))
+		b.staticDirs = make(map[folderKey]startupName, len(skills))
 		for _, s := range skills {
 			b.static[s.URI] = true
+			b.staticDirs[folderKey{s.Source.ID, s.Dir}] = startupName{s.QualifiedName, s.Name, s.SkillPath, s.URI}
 		}
 		return skills, diags
 	}
 	served := make([]events.Skill, 0, len(skills))
+	var later []events.Skill
 	for _, s := range skills {
 		if b.static[s.URI] {
 			served = append(served, s)
+		} else {
+			later = append(later, s)
+		}
+	}
+	renamed := false
+	for _, s := range later {
+		file := mdFile(s.Source, events.ScannedSkill{Dir: s.Dir, Files: s.Files})
+		if id, ok := b.staticDirs[folderKey{s.Source.ID, s.Dir}]; ok && !slices.ContainsFunc(served, func(o events.Skill) bool { return o.URI == id.uri }) {
+			served = append(served, b.asAtStartup(s, id))
+			renamed = true
+			diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true, Version: s.Files[0].Digest,
+				Message: fmt.Sprintf("%s: the skill was renamed to %s after startup; the skill set is fixed in static mode (--static), so it is still served as %s with its new content (tools, prompts, %s) and left out of skills/list; restart the server to serve it as %s",
+					file, s.QualifiedName, id.qualifiedName, id.uri, s.QualifiedName)})
 			continue
 		}
-		file := mdFile(s.Source, events.ScannedSkill{Dir: s.Dir, Files: s.Files})
 		diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Version: s.Files[0].Digest,
 			Message: fmt.Sprintf("%s: skill %s appeared after startup and is not served: the skill set is fixed in static mode (--static); restart the server to serve it", file, s.QualifiedName)})
 	}
+	if renamed {
+		slices.SortStableFunc(served, func(a, b events.Skill) int { return strings.Compare(a.URI, b.URI) })
+	}
 	return served, diags
+}
+
+// asAtStartup returns s, a skill whose name changed since the first static
+// catalog, under its startup identity id: unlisted, with the invocation
+// override of its startup name rather than of its new one.
+func (b *Builder) asAtStartup(s events.Skill, id startupName) events.Skill {
+	if sm := b.memo.sources[s.Source.ID]; sm != nil {
+		if bt := sm.byDir[s.Dir]; bt != nil && bt.ok && bt.sk.URI == s.URI {
+			s = bt.sk // before overrides
+		}
+	}
+	s.QualifiedName, s.Name, s.SkillPath, s.URI = id.qualifiedName, id.name, id.skillPath, id.uri
+	s.Listed = false
+	applyOverride(&s, b.overrides.Overrides)
+	return s
 }
 
 // logDiagnostics logs each diagnostic once per (file, message, version)

@@ -55,6 +55,9 @@ type Settings struct {
 	CatalogBudget int
 	// Trace is --trace / SKILLJACK_TRACE; "" records nothing.
 	Trace string
+	// TraceMCP is --trace-mcp / SKILLJACK_TRACE_MCP: the trace also records
+	// every MCP request (issue 13 item 13).
+	TraceMCP bool
 	// MaxFileSize caps a supporting file, in bytes (MAX_FILE_SIZE_MB).
 	MaxFileSize int64
 	// MaxSkillMDSize caps a SKILL.md, in bytes (--max-skill-md-mb,
@@ -230,10 +233,14 @@ func SettingsTable() []Setting {
 			Usage: "rescan period behind the file watcher, 0 = off",
 			parse: msParser{zero: -1}, set: to(func(s *Settings) *time.Duration { return &s.Reconcile })},
 		{Flag: "--trace", Arg: "FILE", Env: []string{"SKILLJACK_TRACE"}, EnvDoc: "`SKILLJACK_TRACE=FILE`", DefaultDoc: "off", Table: TableServe,
-			Doc: "write every internal event as one JSON line (for bug reports and replay tests). The file is created new (mode `0600`, under a temporary name in the same folder, then renamed); an earlier trace at FILE is replaced. " +
+			Doc: "write a trace: the server version and arguments, each client's `initialize` and every internal event, one JSON line each — full skill contents included (see \"Traces\" before attaching one to a bug report). The file is created new (mode `0600`, under a temporary name in the same folder, then renamed); an earlier trace at FILE is replaced. " +
 				"A symbolic link, anything but a regular file, and a non-empty file whose first line is not a trace line are refused (\"FILE exists and is not a skilljack trace; choose another file\") and left untouched",
 			Usage: "record every bus event as JSON lines",
 			parse: textParser{}, set: to(func(s *Settings) *string { return &s.Trace })},
+		{Flag: "--trace-mcp", Optional: true, Implied: "true", FlagDoc: "`--trace-mcp`", Env: []string{"SKILLJACK_TRACE_MCP"}, EnvDoc: "`SKILLJACK_TRACE_MCP=true\\|1\\|yes`", Default: "false", DefaultDoc: "off", Table: TableServe,
+			Doc:   "with `--trace`, also record every MCP request the server answers: method, tool/prompt/URI, duration and error",
+			Usage: "with --trace, also record every MCP request",
+			parse: boolParser{}, set: to(func(s *Settings) *bool { return &s.TraceMCP })},
 		{Env: []string{"MAX_FILE_SIZE_MB"}, Default: mibDefault(DefaultMaxFileSize), Table: TableServe,
 			Doc:   "largest supporting file hashed, listed and served; a larger one is left out of every manifest (`skills/list`, `resources/list`, `skill://index.json`) with one warning naming it, and never read",
 			parse: mibParser{min: 1}, set: to(func(s *Settings) *int64 { return &s.MaxFileSize })},
