@@ -511,10 +511,17 @@ func (l *sourceList) wellKnown(e string) (src events.Source, key string, ok bool
 	return src, "well-known\x00" + spec.Origin + spec.PathPrefix, true
 }
 
-// local returns the source of the folder entry e and its key.
+// local returns the source of the folder entry e and its key. Its prefix
+// is the folder's name; for a folder that is itself a skill (it holds a
+// SKILL.md) it is its parent folder's name, so the skill keeps the skill
+// path and qualified name it has when the parent is the source
+// (~/my-skills/pdf-summary serves my-skills__pdf-summary; issue 13 item 1).
 func (l *sourceList) local(e string) (src events.Source, key string, ok bool) {
 	src = events.Source{Location: e, Kind: events.SourceLocal, Root: resolvePath(e, l.home, l.cwd)}
 	src.Prefix = filepath.Base(src.Root)
+	if skill.HoldsMD(src.Root) {
+		src.Prefix = filepath.Base(filepath.Dir(src.Root))
+	}
 	if src.Prefix == string(filepath.Separator) || src.Prefix == "." || src.Prefix == "" {
 		src.Prefix = "root"
 	}
@@ -535,8 +542,8 @@ func isGitHubSource(e string) bool {
 }
 
 // warnCacheInSource warns when a remote cache in use lies inside a local
-// source folder, not below a hidden folder (which discovery skips): its
-// cached skills would be served twice, once as the folder's.
+// source folder, not below a folder discovery skips ([skill.ToolFolder]):
+// its cached skills would be served twice, once as the folder's.
 func warnCacheInSource(cfg Config, log *slog.Logger) {
 	for _, src := range cfg.Sources {
 		if src.Kind != events.SourceLocal {
@@ -553,12 +560,12 @@ func warnCacheInSource(cfg Config, log *slog.Logger) {
 			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				continue
 			}
-			hidden := false
+			skipped := false
 			for seg := range strings.SplitSeq(filepath.ToSlash(rel), "/") {
-				hidden = hidden || strings.HasPrefix(seg, ".")
+				skipped = skipped || skill.ToolFolder(seg)
 			}
-			if !hidden {
-				log.Warn(fmt.Sprintf("the remote cache %s lies inside the source %s: its skills are served twice; set SKILLJACK_CACHE_DIR outside it (or below a hidden folder)", c.dir, src.Root), "source", src.Location)
+			if !skipped {
+				log.Warn(fmt.Sprintf("the remote cache %s lies inside the source %s: its skills are served twice; set SKILLJACK_CACHE_DIR outside it (or below a folder discovery skips, such as .cache or .skilljack)", c.dir, src.Root), "source", src.Location)
 			}
 		}
 	}
