@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -398,7 +399,13 @@ func splitList(vs ...string) []string {
 // variable to set (default-deny, reference §4, §5).
 func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Logger) []events.Source {
 	l := &sourceList{cfg: cfg, home: home, cwd: cwd, log: log,
-		seen: map[string]bool{}, prefixes: map[string]bool{}, githubSeen: map[string]string{}}
+		seen: map[string]bool{}, prefixes: map[string]bool{}, githubSeen: map[string]GitHubSpec{}, githubFirst: map[string]string{},
+		githubRepos: map[string]int{}}
+	for _, e := range entries {
+		if spec, err := ParseGitHubURL(e); err == nil && isGitHubSource(e) {
+			l.githubRepos[spec.Key()+"@"+spec.Ref]++
+		}
+	}
 	for _, e := range entries {
 		l.add(e)
 	}
@@ -413,10 +420,12 @@ type sourceList struct {
 	home, cwd string
 	log       *slog.Logger
 
-	out        []events.Source
-	seen       map[string]bool   // source key → listed
-	prefixes   map[string]bool   // prefixes taken
-	githubSeen map[string]string // repository key → first source
+	out         []events.Source
+	seen        map[string]bool       // source key → listed
+	prefixes    map[string]bool       // prefixes taken
+	githubSeen  map[string]GitHubSpec // repository key → first source's spec
+	githubFirst map[string]string     // repository key → first source
+	githubRepos map[string]int        // repository key@ref → entries naming it
 }
 
 // add appends the source of entry e, unless it is unusable, blocked or a
@@ -462,7 +471,12 @@ func (l *sourceList) add(e string) {
 
 // gitHub returns the source of the GitHub entry e and its key; ok is false
 // (with a warning) when e does not parse, its owner is not allowlisted,
-// its cache folder is the publishers' or its repository is already listed.
+// its cache folder is the publishers' or its repository is already listed
+// at another ref. Several subpaths of one repository at one ref are
+// several sources sharing one cache folder, so one download (issue 13
+// item 2); when a repository is named more than once at one ref, the prefix of a
+// subpath source is "owner-repo/<last subpath folder>", whatever the
+// order of the entries.
 func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
 	cfg, log := l.cfg, l.log
 	spec, err := ParseGitHubURL(e)
@@ -481,14 +495,27 @@ func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
 	}
 	src = events.Source{Location: e, Kind: events.SourceGitHub, GitHub: spec.ForEvent(), Prefix: skill.SanitizeSegment(spec.Prefix()),
 		Root: filepath.Join(cfg.GitHub.CacheDir, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))}
-	key = "github\x00" + spec.Key()
-	if first, dup := l.githubSeen[key]; dup {
-		log.Warn(fmt.Sprintf("GitHub source %s skipped: repository %s/%s is already the source %s (one source per repository: list a common parent folder as the subpath instead)",
-			e, spec.Owner, spec.Repo, first), "source", e)
-		return src, "", false
+	if l.githubRepos[spec.Key()+"@"+spec.Ref] > 1 && spec.Subpath != "" {
+		if sub := skill.SanitizeSegment(path.Base(spec.Subpath)); sub != "" {
+			src.Prefix += "/" + sub
+		}
 	}
-	l.githubSeen[key] = e
-	return src, key, true
+	repo := spec.Key()
+	if first, dup := l.githubSeen[repo]; dup && first.Ref != spec.Ref {
+		log.Warn(fmt.Sprintf("GitHub source %s skipped: repository %s/%s is already the source %s at %s (one ref per repository: its subpaths share one download)",
+			e, spec.Owner, spec.Repo, l.githubFirst[repo], refOrDefault(first.Ref)), "source", e)
+		return src, "", false
+	} else if !dup {
+		l.githubSeen[repo], l.githubFirst[repo] = spec, e
+	}
+	return src, "github\x00" + repo + "\x00" + spec.Subpath, true
+}
+
+func refOrDefault(ref string) string {
+	if ref == "" {
+		return "the default branch"
+	}
+	return ref
 }
 
 // wellKnown returns the source of the publisher entry e and its key; ok is
