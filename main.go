@@ -363,6 +363,7 @@ func logStart(log *slog.Logger, cat *events.Catalog, set config.Settings, transp
 	}
 	log.Info("serving skills over "+transport,
 		"skills", n,
+		"served", actors.Counts(cat, set.Config.Sources),
 		"sources", strings.Join(from, ","),
 		"version", buildVersion(),
 		"tools", set.Tools,
@@ -505,8 +506,8 @@ func validate(ctx context.Context, set config.Settings, strict bool, out io.Writ
 			}
 		}
 	}
-	fmt.Fprintf(out, "%s served, %s (%d not served as written), %d skipped, %s\n", plural(len(cat.Skills), "skill"),
-		plural(len(cat.Diagnostics)-notes, "finding"), unserved, skipped, plural(notes, "note"))
+	fmt.Fprintf(out, "%s served (%s), %s (%d not served as written), %d skipped, %s\n", plural(len(cat.Skills), "skill"),
+		actors.Counts(cat, cfg.Sources), plural(len(cat.Diagnostics)-notes, "finding"), unserved, skipped, plural(notes, "note"))
 	switch {
 	case len(missing) > 0:
 		return &exitError{2, fmt.Errorf("validate: not a skill folder: %s", strings.Join(missing, ", "))}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
 	"github.com/skilljack/skilljack-mcp/actors/config"
@@ -39,4 +40,35 @@ func Validate(ctx context.Context, cfg config.Config, opts *hasher.Options) (*ev
 		cat = events.NewCatalog(cat.Version, cat.Static, cat.Skills, append(remote, cat.Diagnostics...))
 	}
 	return cat, nil
+}
+
+// Counts says how many skills of cat come from each source of cfg, the
+// bundled ones apart: "3 skills from ~/my-skills, 1 bundled" (issue 13
+// item 1), with "0 skills from X" for a configured source that serves
+// none, so a source that yields nothing is visible in the count.
+func Counts(cat *events.Catalog, sources []events.Source) string {
+	n := map[string]int{}
+	if cat != nil {
+		for _, sk := range cat.Skills {
+			n[sk.Source.ID]++
+		}
+	}
+	var parts []string
+	bundled := 0
+	for _, src := range sources {
+		if src.Kind == events.SourceBundled {
+			bundled += n[src.ID]
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s from %s", plural(n[src.ID], "skill"), src.Location))
+	}
+	parts = append(parts, fmt.Sprintf("%d bundled", bundled))
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -490,7 +491,15 @@ func splitList(vs ...string) []string {
 // a valid segment, or is already taken, refuses its entry with a warning.
 func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Logger) []events.Source {
 	l := &sourceList{cfg: cfg, home: home, cwd: cwd, log: log,
-		seen: map[string]string{}, prefixes: map[string]bool{}, githubSeen: map[string]string{}, names: map[string]string{}}
+		seen: map[string]string{}, prefixes: map[string]bool{}, names: map[string]string{},
+		githubSeen: map[string]GitHubSpec{}, githubFirst: map[string]string{}, githubRepos: map[string]int{}}
+	for _, e := range entries {
+		if _, loc, ok := cutSourceName(e); ok && isGitHubSource(loc) {
+			if spec, err := ParseGitHubURL(loc); err == nil {
+				l.githubRepos[spec.Key()+"@"+spec.Ref]++
+			}
+		}
+	}
 	type named struct{ entry, name, loc string }
 	var list []named
 	for _, e := range entries {
@@ -549,11 +558,13 @@ type sourceList struct {
 	home, cwd string
 	log       *slog.Logger
 
-	out        []events.Source
-	seen       map[string]string // source key → the entry listed
-	prefixes   map[string]bool   // prefixes taken (names reserved first)
-	githubSeen map[string]string // repository key → first source
-	names      map[string]string // source name → its entry
+	out         []events.Source
+	seen        map[string]string     // source key → the entry listed
+	prefixes    map[string]bool       // prefixes taken (names reserved first)
+	names       map[string]string     // source name → its entry
+	githubSeen  map[string]GitHubSpec // repository key → first source's spec
+	githubFirst map[string]string     // repository key → first source
+	githubRepos map[string]int        // repository key@ref → entries naming it
 }
 
 // add appends the source of entry e (location loc, named name unless "")
@@ -611,7 +622,12 @@ func (l *sourceList) add(e, name, loc string) {
 
 // gitHub returns the source of the GitHub entry e and its key; ok is false
 // (with a warning) when e does not parse, its owner is not allowlisted,
-// its cache folder is the publishers' or its repository is already listed.
+// its cache folder is the publishers' or its repository is already listed
+// at another ref. Several subpaths of one repository at one ref are
+// several sources sharing one cache folder, so one download (issue 13
+// item 2); when a repository is named more than once at one ref, the prefix of a
+// subpath source is "owner-repo/<last subpath folder>", whatever the
+// order of the entries.
 func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
 	cfg, log := l.cfg, l.log
 	spec, err := ParseGitHubURL(e)
@@ -630,14 +646,27 @@ func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
 	}
 	src = events.Source{Location: e, Kind: events.SourceGitHub, GitHub: spec.ForEvent(), Prefix: skill.SanitizeSegment(spec.Prefix()),
 		Root: filepath.Join(cfg.GitHub.CacheDir, spec.Owner, spec.Repo, filepath.FromSlash(spec.Subpath))}
-	key = "github\x00" + spec.Key()
-	if first, dup := l.githubSeen[key]; dup {
-		log.Warn(fmt.Sprintf("GitHub source %s skipped: repository %s/%s is already the source %s (one source per repository: list a common parent folder as the subpath instead)",
-			e, spec.Owner, spec.Repo, first), "source", e)
-		return src, "", false
+	if l.githubRepos[spec.Key()+"@"+spec.Ref] > 1 && spec.Subpath != "" {
+		if sub := skill.SanitizeSegment(path.Base(spec.Subpath)); sub != "" {
+			src.Prefix += "/" + sub
+		}
 	}
-	l.githubSeen[key] = e
-	return src, key, true
+	repo := spec.Key()
+	if first, dup := l.githubSeen[repo]; dup && first.Ref != spec.Ref {
+		log.Warn(fmt.Sprintf("GitHub source %s skipped: repository %s/%s is already the source %s at %s (one ref per repository: its subpaths share one download)",
+			e, spec.Owner, spec.Repo, l.githubFirst[repo], refOrDefault(first.Ref)), "source", e)
+		return src, "", false
+	} else if !dup {
+		l.githubSeen[repo], l.githubFirst[repo] = spec, e
+	}
+	return src, "github\x00" + repo + "\x00" + spec.Subpath, true
+}
+
+func refOrDefault(ref string) string {
+	if ref == "" {
+		return "the default branch"
+	}
+	return ref
 }
 
 // wellKnown returns the source of the publisher entry e and its key; ok is
@@ -660,10 +689,17 @@ func (l *sourceList) wellKnown(e string) (src events.Source, key string, ok bool
 	return src, "well-known\x00" + spec.Origin + spec.PathPrefix, true
 }
 
-// local returns the source of the folder entry e and its key.
+// local returns the source of the folder entry e and its key. Its prefix
+// is the folder's name; for a folder that is itself a skill (it holds a
+// SKILL.md) it is its parent folder's name, so the skill keeps the skill
+// path and qualified name it has when the parent is the source
+// (~/my-skills/pdf-summary serves my-skills__pdf-summary; issue 13 item 1).
 func (l *sourceList) local(e string) (src events.Source, key string, ok bool) {
 	src = events.Source{Location: e, Kind: events.SourceLocal, Root: resolvePath(e, l.home, l.cwd)}
 	src.Prefix = filepath.Base(src.Root)
+	if skill.HoldsMD(src.Root) {
+		src.Prefix = filepath.Base(filepath.Dir(src.Root))
+	}
 	if src.Prefix == string(filepath.Separator) || src.Prefix == "." || src.Prefix == "" {
 		src.Prefix = "root"
 	}
@@ -684,8 +720,8 @@ func isGitHubSource(e string) bool {
 }
 
 // warnCacheInSource warns when a remote cache in use lies inside a local
-// source folder, not below a hidden folder (which discovery skips): its
-// cached skills would be served twice, once as the folder's.
+// source folder, not below a folder discovery skips ([skill.ToolFolder]):
+// its cached skills would be served twice, once as the folder's.
 func warnCacheInSource(cfg Config, log *slog.Logger) {
 	for _, src := range cfg.Sources {
 		if src.Kind != events.SourceLocal {
@@ -702,12 +738,12 @@ func warnCacheInSource(cfg Config, log *slog.Logger) {
 			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				continue
 			}
-			hidden := false
+			skipped := false
 			for seg := range strings.SplitSeq(filepath.ToSlash(rel), "/") {
-				hidden = hidden || strings.HasPrefix(seg, ".")
+				skipped = skipped || skill.ToolFolder(seg)
 			}
-			if !hidden {
-				log.Warn(fmt.Sprintf("the remote cache %s lies inside the source %s: its skills are served twice; set SKILLJACK_CACHE_DIR outside it (or below a hidden folder)", c.dir, src.Root), "source", src.Location)
+			if !skipped {
+				log.Warn(fmt.Sprintf("the remote cache %s lies inside the source %s: its skills are served twice; set SKILLJACK_CACHE_DIR outside it (or below a folder discovery skips, such as .cache or .skilljack)", c.dir, src.Root), "source", src.Location)
 			}
 		}
 	}

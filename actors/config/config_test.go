@@ -137,7 +137,7 @@ func TestLoadConfig(t *testing.T) {
 			}, ActiveSource: "cli"},
 			// The same repository twice (another ref or subpath) would share one
 			// cache folder: the first wins, the second is named in a warning.
-			wantLog: []string{"github.com/acme/skills skipped: repository acme/skills is already the source"},
+			wantLog: []string{"github.com/acme/skills skipped: repository acme/skills is already the source", "at v2 (one ref per repository"},
 		},
 		{
 			name: "a folder path containing github.com is local; other hosts with github.com are publishers; other schemes are refused",

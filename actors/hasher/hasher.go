@@ -622,6 +622,9 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
 	}
 	out.Diagnostics = w.diags
+	if len(w.skills) == 0 && src.Kind != events.SourceBundled {
+		out.Diagnostics = append(out.Diagnostics, noSkillDiag(src))
+	}
 	m := manifests{w: w, fresh: h.fresh, failed: h.failed, over: over, reported: map[string]bool{}}
 	for _, sk := range w.skills {
 		if ss, ok := m.skill(sk); ok {
@@ -648,6 +651,9 @@ func (s *scanner) newWalker(src events.Source, dc *dirCache) (w *walker, rootKey
 			return nil, "", diag, nil
 		}
 		w.display = func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
+		if w.rootName = filepath.Base(root); !skill.SegmentSafe(w.rootName) {
+			w.rootName = "root"
+		}
 		w.fsys = os.DirFS(root)
 		w.local = true
 		w.rootReal = root
@@ -674,6 +680,21 @@ func (s *scanner) newWalker(src events.Source, dc *dirCache) (w *walker, rootKey
 		return w, "bundled:", nil, nil
 	}
 	return nil, "", nil, fmt.Errorf("scanning source %s: kind %s is not scanned by this release", src.Location, src.Kind)
+}
+
+// noSkillDiag is the warning about a source whose root holds no skill
+// folder (issue 13 item 1): it names the source and says what discovery
+// looked for, so a mistyped path or a collection in an unexpected layout
+// is not served silently as nothing.
+func noSkillDiag(src events.Source) events.Diagnostic {
+	name := src.Location
+	if name != src.Root {
+		name += " (" + src.Root + ")"
+	}
+	return events.Diagnostic{File: src.Root, Level: events.LevelWarn, Unserved: true,
+		Message: fmt.Sprintf("no skill found in the source %s: looked for a SKILL.md (or skill.md) in the folder itself and in its folders down to %d levels "+
+			"(skills/ and .claude/skills count as the folder itself; hidden folders are searched, version-control and tool folders such as .git and node_modules are not); "+
+			"give a skill folder or a folder that holds skill folders", name, maxDiscoveryDepth)}
 }
 
 // rootProblem checks the root folder of a local or remote source; ok is
@@ -1096,6 +1117,12 @@ type walker struct {
 	// local is set for a source on disk, whose skill folders are identified
 	// ([skill.Identify]) and read by their real path.
 	local bool
+	// rootName is the name of the source's root folder, the RelDir of the
+	// root when it is a skill folder itself ("" for the bundled source).
+	rootName string
+	// collapsed holds the container folders (.claude/skills, skills) that
+	// are walked as roots of their own, so the walk of the root skips them.
+	collapsed map[string]bool
 
 	skills []foundSkill
 	warned map[string]bool
@@ -1123,10 +1150,20 @@ type foundFile struct {
 // discover walks the root, then the collapsed container roots .claude/skills
 // and skills, collecting skill folders in walk order. A collapsed root that
 // is, or sits under, a symbolic link is a linked container: not followed.
+// A root that holds a SKILL.md is a skill folder itself (issue 13 item 1):
+// it is served as that skill, with its folder name as RelDir, so that its
+// skill path is the one it has in its parent folder, and nested skills
+// are found below it; nothing is collapsed.
 func (w *walker) discover() {
 	w.warned = map[string]bool{}
 	w.entered = map[string]string{}
-	skipTop := map[string]bool{}
+	w.collapsed = map[string]bool{skill.ClaudeSkillsDir: true}
+	if w.rootName != "" {
+		if ents, err := fs.ReadDir(w.fsys, "."); err == nil && skill.FindMD(ents) != nil {
+			w.visit(".", w.rootName, w.rootReal, 0, false)
+			return
+		}
+	}
 	var roots []string
 	for _, r := range skill.Containers() {
 		if r == skill.ClaudeSkillsDir && w.isLink(path.Dir(skill.ClaudeSkillsDir)) {
@@ -1147,11 +1184,11 @@ func (w *walker) discover() {
 			continue // a skill named "skills", not a container
 		}
 		roots = append(roots, r)
-		skipTop[r] = true
+		w.collapsed[r] = true
 	}
-	w.visit(".", "", w.rootReal, 0, false, skipTop)
+	w.visit(".", "", w.rootReal, 0, false)
 	for _, r := range roots {
-		w.visit(r, "", filepath.Join(w.rootReal, filepath.FromSlash(r)), 0, false, nil)
+		w.visit(r, "", filepath.Join(w.rootReal, filepath.FromSlash(r)), 0, false)
 	}
 }
 
@@ -1181,14 +1218,17 @@ func (w *walker) report(d events.Diagnostic) {
 }
 
 // visit looks at one folder: records it when it holds a SKILL.md (below the
-// root), then descends into its subfolders. real is the folder's path with
+// root, or the root itself when rel is set), then descends into its
+// subfolders: outside a skill into every folder but version-control and
+// tool folders, hidden ones included (issue 13 item 2); inside a skill
+// into none that is hidden ([skill.Descend]). real is the folder's path with
 // links resolved; a folder already entered is not walked again (link
 // cycles, two links to one folder). A symbolic link is followed only when it
 // is a direct child of a root (depth 0) and points to a skill folder, one
 // holding a SKILL.md or skill.md itself; linked containers and links further
 // down are not followed (BR-15, DESIGN "never let lenience weaken
 // containment"), and inside a skill folder links are skipped silently.
-func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop map[string]bool) {
+func (w *walker) visit(dir, rel, real string, depth int, inSkill bool) {
 	if w.ctx.Err() != nil {
 		return
 	}
@@ -1202,7 +1242,7 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 		w.warn(w.display(dir), fmt.Sprintf("cannot read folder %s: %v", w.display(dir), err))
 		return
 	}
-	if depth > 0 {
+	if depth > 0 || rel != "" {
 		if md := skill.FindMD(ents); md != nil {
 			w.addSkill(dir, rel, real, md)
 			inSkill = true
@@ -1216,11 +1256,11 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 		}
 		name := e.Name()
 		p := path.Join(dir, name)
-		if depth == 0 && skipTop[p] {
+		if w.collapsed[p] {
 			continue
 		}
-		if skill.Excluded(name) {
-			if e.IsDir() && !(depth == 0 && dir == "." && name == path.Dir(skill.ClaudeSkillsDir)) {
+		if !skill.Descend(name, inSkill) {
+			if e.IsDir() {
 				w.hint(p, name)
 			}
 			continue
@@ -1248,7 +1288,7 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool, skipTop m
 		if rel != "" {
 			childRel = rel + "/" + name
 		}
-		w.visit(p, childRel, childReal, depth+1, inSkill, nil)
+		w.visit(p, childRel, childReal, depth+1, inSkill)
 	}
 }
 
@@ -1387,7 +1427,7 @@ func (w *walker) tooDeep(p string, depth int, inSkill bool) {
 		return
 	}
 	for _, e := range ents {
-		if e.IsDir() && !skill.Excluded(e.Name()) {
+		if e.IsDir() && skill.Descend(e.Name(), inSkill) {
 			w.tooDeep(path.Join(p, e.Name()), depth+1, inSkill)
 		}
 	}
@@ -1415,9 +1455,9 @@ func (w *walker) undiscovered(f string, inSkill bool, rule, why string) {
 		Message: fmt.Sprintf("%s is not served as a skill: %s", d, why)})
 }
 
-// hint warns about SKILL.md files directly inside an excluded folder (or in
-// its immediate subfolders, for hidden folders other than .git), which are
-// not served.
+// hint warns about SKILL.md files directly inside a folder discovery does
+// not descend into (or in its immediate subfolders, for a hidden folder
+// inside a skill), which are not served.
 func (w *walker) hint(p, name string) {
 	check := func(dir string) {
 		ents, err := fs.ReadDir(w.fsys, dir)
@@ -1426,7 +1466,7 @@ func (w *walker) hint(p, name string) {
 		}
 		if md := skill.FindMD(ents); md != nil {
 			f := w.display(path.Join(dir, md.Name()))
-			w.warn(f, fmt.Sprintf("%s is inside %s, which is not scanned for skills (hidden folders and node_modules are skipped); move it to serve it", f, name))
+			w.warn(f, fmt.Sprintf("%s is inside %s, which is not scanned for skills (version-control and tool folders such as .git, .github and node_modules are skipped, and so are hidden folders inside a skill); move it to serve it", f, name))
 		}
 	}
 	check(p)

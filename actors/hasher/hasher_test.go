@@ -82,9 +82,15 @@ func TestScanDiscovery(t *testing.T) {
 			wantDiags: []string{"p/q/r/s/t/u/v/SKILL.md is not served as a skill: its folder is 7 levels below the source root, past the discovery depth of 6"},
 		},
 		{
-			name:  "SKILL.md directly in the root is not a skill",
+			// Issue 13 item 1 (a deliberate change: the root was not a
+			// skill before): a root holding SKILL.md is a skill, RelDir its
+			// folder name; nested skills are found below it.
+			name:  "SKILL.md directly in the root makes the root a skill",
 			files: map[string]string{"SKILL.md": md, "loose.md": "x", "one/SKILL.md": md},
-			want:  map[string][]string{"one": {"SKILL.md"}},
+			want: map[string][]string{
+				"skills":     {"SKILL.md", "loose.md", "one/SKILL.md"},
+				"skills/one": {"SKILL.md"},
+			},
 		},
 		{
 			// Both x folders are scanned; the catalog builder picks one
@@ -109,16 +115,28 @@ func TestScanDiscovery(t *testing.T) {
 			wantOrder: []string{"acme/billing/refunds", "x", "team/w", "z", "x", "y"},
 		},
 		{
-			name: "hidden folders and node_modules are not descended into, with a hint",
+			// Issue 13 item 2 (a deliberate change: hidden folders were not
+			// descended into before): hidden collection folders are, tool
+			// folders are not; hidden folders inside a skill stay unserved.
+			name: "hidden folders are descended into, tool folders and node_modules are not, with a hint",
 			files: map[string]string{
-				".curated/h/SKILL.md":     md,
-				".git/config":             "x",
-				"node_modules/SKILL.md":   md,
-				"node_modules/n/SKILL.md": md,
-				"ok/SKILL.md":             md,
+				".curated/h/SKILL.md":         md,
+				".curated/h/.private/x.md":    "x",
+				".curated/h/.nested/SKILL.md": md,
+				".git/config":                 "x",
+				".git/s/SKILL.md":             md,
+				".github/SKILL.md":            md,
+				".vscode/v/SKILL.md":          md,
+				"node_modules/SKILL.md":       md,
+				"node_modules/n/SKILL.md":     md,
+				"ok/SKILL.md":                 md,
 			},
-			want:      map[string][]string{"ok": {"SKILL.md"}},
-			wantDiags: []string{".curated/h/SKILL.md is inside .curated", "node_modules/SKILL.md is inside node_modules"},
+			want: map[string][]string{".curated/h": {"SKILL.md"}, "ok": {"SKILL.md"}},
+			wantDiags: []string{
+				".curated/h/.nested/SKILL.md is inside .nested",
+				".github/SKILL.md is inside .github",
+				"node_modules/SKILL.md is inside node_modules",
+			},
 		},
 		{
 			name: "BR-18 nested skill: own entry, parent manifest complete",
@@ -182,7 +200,8 @@ func TestScanDiscovery(t *testing.T) {
 				if !strings.HasPrefix(s.Dir, root) || !filepath.IsAbs(s.Dir) {
 					t.Errorf("Dir = %q, want absolute below %q", s.Dir, root)
 				}
-				want := tc.files[filepath.ToSlash(strings.TrimPrefix(s.Dir, root+"/"))+"/"+s.Files[0].OnDisk()]
+				rel := strings.TrimPrefix(strings.TrimPrefix(s.Dir, root), string(filepath.Separator))
+				want := tc.files[path.Join(filepath.ToSlash(rel), s.Files[0].OnDisk())]
 				if string(s.SkillMD) != want || s.Files[0].Digest != digest(want) || s.Files[0].Size != int64(len(want)) {
 					t.Errorf("%s: SkillMD, digest, size do not describe the file", s.RelDir)
 				}
@@ -460,10 +479,10 @@ func TestScanSymlinkContainment(t *testing.T) {
 		},
 		{
 			name:      "link cycle back to the root is cut",
-			files:     map[string]string{"src1/SKILL.md": md, "src1/one/SKILL.md": md},
-			links:     map[string]string{"src1/self": "."},
+			files:     map[string]string{"SKILL.md": md, "src1/one/SKILL.md": md},
+			links:     map[string]string{"src1/up": ".."},
 			want:      map[string][]string{"one": {"SKILL.md"}},
-			wantDiags: []string{"symbolic link not followed: @/self: its target is the source root or a folder above it"},
+			wantDiags: []string{"symbolic link not followed: @/up: its target is the source root or a folder above it"},
 		},
 	}
 	for _, tc := range tests {

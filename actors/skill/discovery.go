@@ -67,14 +67,51 @@ func HoldsMD(dir string) bool {
 }
 
 // Hidden reports whether a file or folder name is hidden (starts with a
-// dot, . and .. included): never discovered, listed or served.
+// dot, . and .. included). Inside a skill a hidden file or folder is never
+// listed or served ([Excluded]); outside skills discovery descends into
+// hidden folders, as collections keep skills in them (OpenAI's
+// skills/.curated, issue 13 item 2), unless they are [ToolFolder]s.
 func Hidden(name string) bool { return strings.HasPrefix(name, ".") }
 
-// Excluded reports whether a folder or file name is never descended into or
-// served: hidden names and node_modules.
+// Excluded reports whether a file or folder name inside a skill is never
+// listed, served or descended into: hidden names and node_modules (every
+// [ToolFolder] is one of them).
 func Excluded(name string) bool { return Hidden(name) || name == "node_modules" }
 
+// ToolFolder reports whether a folder name is a version-control or tool
+// folder (.git, .hg, .svn, .github, .vscode, .idea, node_modules, caches
+// and virtual environments, and this server's own .skilljack): never a skill collection, often large and
+// busy, so discovery never descends into it and the watcher never watches
+// it. Each is also [Excluded].
+func ToolFolder(name string) bool {
+	switch name {
+	case ".", "..",
+		".git", ".hg", ".svn", ".bzr", ".jj",
+		".github", ".gitlab", ".circleci",
+		".vscode", ".idea", ".vs", ".fleet", ".zed",
+		"node_modules", ".venv", ".tox", ".nox",
+		".mypy_cache", ".pytest_cache", ".ruff_cache",
+		".cache", ".npm", ".yarn", ".pnpm-store", ".gradle",
+		".next", ".nuxt", ".terraform", ".Trash", ".Trashes",
+		".skilljack": // this server's own caches and configuration
+
+		return true
+	}
+	return false
+}
+
+// Descend reports whether discovery looks for skills below the folder
+// name: outside a skill every folder but a [ToolFolder]; inside a skill
+// (inSkill), whose hidden files are never served, no [Excluded] folder
+// either.
+func Descend(name string, inSkill bool) bool {
+	if inSkill {
+		return !Excluded(name)
+	}
+	return !ToolFolder(name)
+}
+
 // Noisy reports whether a folder name is one that is never served and often
-// busy (.git, node_modules): its changes are not watched and the skills
+// busy (the [ToolFolder]s): its changes are not watched and the skills
 // inside it are not worth a hint one level further down.
-func Noisy(name string) bool { return name == ".git" || name == "node_modules" }
+func Noisy(name string) bool { return ToolFolder(name) }

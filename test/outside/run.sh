@@ -16,8 +16,10 @@ node_min_minor=19 # the inspector's engines field: node >=22.19.0
 inspector_version=2.12.0
 
 shared="$root/../shared"
-# The corpora served, each on its own: folder names under $shared/corpora.
-corpora="${OUTSIDE_CORPORA:-anthropics-skills scientific-skills}"
+# The corpora served, each on its own: folder names under $shared/corpora, or
+# folders relative to the repository root (the generated look-alikes of
+# OpenAI's and Microsoft's collections in test/testdata, issue 13).
+corpora="${OUTSIDE_CORPORA:-anthropics-skills scientific-skills test/testdata/openai-lookalike test/testdata/microsoft-lookalike}"
 tools="$root/.tools"
 bin="$tools/bin/skilljack-mcp"
 work="$tools/outside"
@@ -39,8 +41,16 @@ if [[ ! -d "$shared" ]]; then
 	echo "outside: SKIP: $shared is missing, so there is no corpus to serve; nothing was checked."
 	exit 0
 fi
+# corpus_dir NAME: the folder of corpus NAME.
+corpus_dir() {
+	if [[ -d "$shared/corpora/$1" ]]; then
+		echo "$shared/corpora/$1"
+	else
+		echo "$root/$1"
+	fi
+}
 for c in $corpora; do
-	[[ -d "$shared/corpora/$c" ]] || die "corpus $shared/corpora/$c is missing although $shared exists"
+	[[ -d "$(corpus_dir "$c")" ]] || die "corpus $c is missing: neither $shared/corpora/$c nor $root/$c"
 done
 
 # --- tools ---------------------------------------------------------------------
@@ -71,17 +81,19 @@ echo "built $bin"
 
 # --- expectations from the corpus itself --------------------------------------
 
-# expect CORPUS COUNTS: a skill is a folder one level below CORPUS whose
-# SKILL.md has a `name:` line in its frontmatter. Its files are the regular
-# files below it, less hidden ones and node_modules, which the server never
-# serves. Writes "NAME FILES" a line to COUNTS and sets corpus_skills and
-# corpus_files.
+# expect CORPUS COUNTS: a skill is a folder up to three levels below CORPUS
+# (skills/.curated/x in OpenAI's layout) whose SKILL.md has a `name:` line in
+# its frontmatter; version-control and tool folders are not searched (a
+# SKILL.md without frontmatter inside a skill is one of its files). Its files
+# are the regular files below it, less hidden ones and node_modules, which
+# the server never serves. Writes "NAME FILES" a line to COUNTS and sets
+# corpus_skills and corpus_files.
 expect() {
 	local corpus="$1" counts="$2" md name n
 	: >"$counts"
 	corpus_skills=0
 	corpus_files=0
-	for md in "$corpus"/*/SKILL.md; do
+	while IFS= read -r md; do
 		[[ -f "$md" ]] || continue
 		name="$(awk '
 			NR == 1 && /^---[ \t\r]*$/ { fm = 1; next }
@@ -93,8 +105,8 @@ expect() {
 		echo "$name $n" >>"$counts"
 		corpus_skills=$((corpus_skills + 1))
 		corpus_files=$((corpus_files + n))
-	done
-	[[ "$corpus_skills" -gt 0 ]] || die "no SKILL.md with a name: line one level below $corpus"
+	done < <(find "$corpus" -mindepth 2 -maxdepth 4 \( -name .git -o -name .github -o -name node_modules \) -prune -o -name SKILL.md -type f -print | sort)
+	[[ "$corpus_skills" -gt 0 ]] || die "no SKILL.md with a name: line below $corpus"
 }
 
 # --- checks --------------------------------------------------------------------
@@ -137,10 +149,11 @@ mkdir -p "$work/home"
 eras="${OUTSIDE_ERAS:-legacy modern}"
 summaries=()
 for cname in $corpora; do
-	corpus="$shared/corpora/$cname"
+	corpus="$(corpus_dir "$cname")"
+	cname="$(basename "$cname")"
 	counts="$work/$cname-counts.txt"
 	expect "$corpus" "$counts"
-	# The server's skill path for a local root is <root folder name>/<skill folder>.
+	# The server's skill path for a local root is <root folder name>/<container folders>/<skill folder>.
 	prefix="$(basename "$corpus")"
 	echo
 	echo "corpus: $corpus"

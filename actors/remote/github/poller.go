@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,8 +77,10 @@ type Options struct {
 }
 
 // Poller is the actor keeping GitHub sources' cache folders in sync
-// (DESIGN "github poller", reference §4, issue 6). For each GitHub source of
-// the current configuration it asks the REST API which commit the ref points
+// (DESIGN "github poller", reference §4, issue 6). For each repository of
+// the current configuration's GitHub sources (several subpaths of one
+// repository at one ref share one clone folder, one check and one download,
+// and each gets its [events.SourceSynced]; issue 13 item 2) it asks the REST API which commit the ref points
 // at (GET /repos/{owner}/{repo}/commits/{ref} with If-None-Match), and when
 // that commit is not the cached one it downloads the commit's tarball,
 // extracts it safely into a staging folder and swaps it in as
@@ -197,6 +200,7 @@ func (p *Poller) Run(ctx context.Context) error {
 			cancelGen = cancel
 			workers = workers[:0:0]
 			var gen sync.WaitGroup
+			byClone := map[string]*ghWorker{}
 			for _, src := range ev.Sources {
 				if src.Kind != events.SourceGitHub {
 					continue
@@ -206,7 +210,20 @@ func (p *Poller) Run(ctx context.Context) error {
 					p.log.Error("GitHub source not synced: "+err.Error(), "source", src.Location)
 					continue
 				}
+				// Several subpaths of one repository share its clone folder:
+				// one worker, one download, a SourceSynced for each.
+				if first := byClone[w.clone]; first != nil {
+					if first.spec.Ref != w.spec.Ref {
+						p.log.Error("GitHub source not synced: its repository is already synced at another ref", "source", src.Location)
+						continue
+					}
+					first.srcs = append(first.srcs, src)
+					continue
+				}
+				byClone[w.clone] = w
 				workers = append(workers, w)
+			}
+			for _, w := range workers {
 				after := prevDone
 				gen.Go(func() { w.run(genCtx, after) })
 			}
@@ -227,7 +244,7 @@ func (p *Poller) Run(ctx context.Context) error {
 // the request ([ghWorker.wait]).
 func wakeWorkers(workers []*ghWorker, id string) {
 	for _, w := range workers {
-		if id != "" && w.src.ID != id {
+		if id != "" && !slices.ContainsFunc(w.srcs, func(s events.Source) bool { return s.ID == id }) {
 			continue
 		}
 		select {
@@ -261,12 +278,15 @@ type ghSyncMeta struct {
 	Stamp string `json:"stamp,omitempty"`
 }
 
-// ghWorker checks one GitHub source of one configuration. Only its run
-// goroutine touches its fields after newWorker.
+// ghWorker checks one GitHub repository of one configuration, for the
+// sources that serve its subpaths. Only its run goroutine touches its
+// fields once it runs.
 type ghWorker struct {
-	p        *Poller
-	log      *slog.Logger
-	src      events.Source
+	p   *Poller
+	log *slog.Logger
+	// srcs are the sources of the repository, in configuration order: one
+	// or more subpaths at one ref, sharing the clone folder.
+	srcs     []events.Source
 	cfgSeq   uint64
 	static   bool
 	spec     events.GitHubRepo
@@ -314,7 +334,7 @@ func (p *Poller) newWorker(cfg events.SourcesConfigured, src events.Source) (*gh
 	}
 	w := &ghWorker{
 		p:        p,
-		src:      src,
+		srcs:     []events.Source{src},
 		cfgSeq:   cfg.Seq,
 		static:   cfg.Static,
 		spec:     spec,
@@ -450,12 +470,14 @@ func (w *ghWorker) fail(err error, se *fetch.StatusError, retryAt, now time.Time
 	default:
 		w.log.Error("GitHub sync of "+w.name+" failed; nothing cached to serve", attrs...)
 	}
-	ev := events.SourceFailed{
-		Seq: w.p.failSeq.Add(1), ConfigSeq: w.cfgSeq, Source: w.src,
-		Error: msg, RetryAt: retryAt, FailedAt: now,
-	}
-	if err := events.Publish(w.p.pub, ev); err != nil {
-		w.log.Error("publishing source.failed", "error", err)
+	for _, src := range w.srcs {
+		ev := events.SourceFailed{
+			Seq: w.p.failSeq.Add(1), ConfigSeq: w.cfgSeq, Source: src,
+			Error: msg, RetryAt: retryAt, FailedAt: now,
+		}
+		if err := events.Publish(w.p.pub, ev); err != nil {
+			w.log.Error("publishing source.failed", "error", err)
+		}
 	}
 }
 
@@ -611,12 +633,14 @@ func refName(ref string) string {
 }
 
 func (w *ghWorker) publishSynced(sha string) {
-	ev := events.SourceSynced{
-		Seq: w.p.syncSeq.Add(1), ConfigSeq: w.cfgSeq, Source: w.src,
-		Revision: sha, Rescan: true, SyncedAt: time.Now(),
-	}
-	if err := events.Publish(w.p.pub, ev); err != nil {
-		w.log.Error("publishing source.synced", "error", err)
+	for _, src := range w.srcs {
+		ev := events.SourceSynced{
+			Seq: w.p.syncSeq.Add(1), ConfigSeq: w.cfgSeq, Source: src,
+			Revision: sha, Rescan: true, SyncedAt: time.Now(),
+		}
+		if err := events.Publish(w.p.pub, ev); err != nil {
+			w.log.Error("publishing source.synced", "error", err)
+		}
 	}
 }
 
@@ -765,9 +789,11 @@ func (w *ghWorker) extract(ctx context.Context, owner *os.Root, staging string, 
 	if err != nil {
 		return 0, fmt.Errorf("extracting the tarball of %s@%s: %w", w.name, sha, err)
 	}
-	if sub := w.spec.Subpath; sub != "" {
-		if fi, err := root.Stat(filepath.FromSlash(sub)); err != nil || !fi.IsDir() {
-			w.log.Warn("GitHub source has no folder " + sub + " at commit " + sha + "; it serves no skills")
+	for _, src := range w.srcs {
+		if sub := src.GitHub.Subpath; sub != "" {
+			if fi, err := root.Stat(filepath.FromSlash(sub)); err != nil || !fi.IsDir() {
+				w.log.Warn("GitHub source has no folder " + sub + " at commit " + sha + "; it serves no skills")
+			}
 		}
 	}
 	return len(res.Files), nil
