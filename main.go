@@ -214,6 +214,8 @@ func serve(ctx context.Context, set config.Settings, reload func() (config.Confi
 		MaxFileSize:   set.MaxFileSize,
 		Bundled:       bundled,
 		Logger:        log,
+		Roots:         set.Roots,
+		Publisher:     pub,
 	})
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })
