@@ -229,6 +229,8 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 		Warnings:      warnings,
 		Trace:         rec,
 		TraceRequests: set.TraceMCP,
+		Roots:         set.Roots,
+		Publisher:     pub,
 	})
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })

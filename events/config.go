@@ -62,6 +62,11 @@ const (
 	// ConfigSetStaticMode sets staticMode to Value; it applies at the next
 	// start.
 	ConfigSetStaticMode ConfigOp = "set-static-mode"
+	// ConfigSetClientRoots replaces the stdio client's workspace roots with
+	// Roots (issue 13 item 14). It changes no file: the config actor serves
+	// the skill folders of each root as extra local sources until the next
+	// set-client-roots.
+	ConfigSetClientRoots ConfigOp = "set-client-roots"
 )
 
 // ConfigCommand asks the config actor to change ~/.skilljack/config.json.
@@ -87,6 +92,9 @@ type ConfigCommand struct {
 	Setting string `json:"setting,omitempty"`
 	// Value is the flag of set-override and set-static-mode.
 	Value *bool `json:"value,omitempty"`
+	// Roots are the absolute local folders of set-client-roots, in the
+	// client's order; empty means the client has no roots.
+	Roots []string `json:"roots,omitempty"`
 }
 
 // TopicConfigApplied is the topic of [ConfigApplied].

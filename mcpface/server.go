@@ -112,6 +112,13 @@ type Options struct {
 	// nil, nothing is recorded and no request pays for it.
 	Trace         Recorder
 	TraceRequests bool
+	// Roots is "auto" or "off": whether the stdio server asks a client that
+	// declares roots for its workspace roots and publishes them on
+	// Publisher (roots.go, issue 13 item 14). Any other value, a nil
+	// Publisher or Static means off.
+	Roots string
+	// Publisher receives the facade's commands (config.command).
+	Publisher message.Publisher
 }
 
 // Facade serves the current catalog over MCP. Create it with [New]; its
@@ -172,6 +179,9 @@ type Facade struct {
 	noticeMu   sync.Mutex
 	notices    map[*mcp.ServerSession]*toolsNotice
 	httpNotice toolsNotice
+
+	// roots is what the stdio client's roots are known to be (roots.go).
+	roots clientRoots
 
 	// panicHook, when set by tests, runs at the top of every request.
 	panicHook func(method string)
@@ -584,6 +594,10 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 	if !stateless {
 		opts.SubscribeHandler = f.subscribe
 		opts.UnsubscribeHandler = f.unsubscribe
+		if f.rootsEnabled() {
+			opts.InitializedHandler = f.rootsInitialized
+			opts.RootsListChangedHandler = f.rootsListChanged
+		}
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: f.opts.Version}, opts)
 	f.addCustomMethods(srv)
@@ -603,7 +617,7 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 		return srv
 	}
 	// The last one only captures the SDK's own handler.
-	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.toolsNoticeMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
+	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.rootsMiddleware, f.toolsNoticeMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
 		captureHandler(&f.dispatch))
 	srv.AddSendingMiddleware(f.ackMiddleware)
 	f.addTraceMiddleware(srv, false)

@@ -83,6 +83,11 @@ type Actor struct {
 	seq, ovSeq   uint64
 	stamp        fileStamp
 	badStampSeen bool // the current stamp's file was reported as unusable
+	// roots are the stdio client's workspace roots (set-client-roots,
+	// roots.go): never saved, served beside the configured sources.
+	roots []string
+	// served are the sources of the last SourcesConfigured.
+	served []events.Source
 }
 
 // New returns the config actor of opts.Config, the configuration of the
@@ -161,7 +166,8 @@ func (a *Actor) Run(ctx context.Context) error {
 }
 
 func (a *Actor) sourcesEvent() events.SourcesConfigured {
-	return events.SourcesConfigured{Seq: a.seq, Sources: a.cfg.Sources, Static: a.cfg.Static, AllowedOrigins: a.cfg.WellKnown.AllowedOrigins}
+	a.served = a.servedSources()
+	return events.SourcesConfigured{Seq: a.seq, Sources: a.served, Static: a.cfg.Static, AllowedOrigins: a.cfg.WellKnown.AllowedOrigins}
 }
 
 // fileChanged re-reads the configuration after the config file changed,
@@ -245,6 +251,9 @@ func sameOverride(a, b events.Override) bool {
 // command applies cmd to the config file and, when the configuration is
 // live, re-reads it; it returns the answer.
 func (a *Actor) command(cmd events.ConfigCommand) events.ConfigApplied {
+	if cmd.Op == events.ConfigSetClientRoots {
+		return a.setClientRoots(cmd)
+	}
 	ans := events.ConfigApplied{ID: cmd.ID, Op: cmd.Op}
 	path := a.cfg.ConfigPath
 	err := func() error {

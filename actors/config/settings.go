@@ -53,6 +53,8 @@ type Settings struct {
 	// CatalogBudget is --catalog-budget / SKILLJACK_CATALOG_BUDGET: the
 	// most characters of the <available_skills> list (issue 13 item 6).
 	CatalogBudget int
+	// Roots is --roots / SKILLJACK_ROOTS: auto or off (issue 13 item 14).
+	Roots string
 	// Trace is --trace / SKILLJACK_TRACE; "" records nothing.
 	Trace string
 	// TraceMCP is --trace-mcp / SKILLJACK_TRACE_MCP: the trace also records
@@ -208,6 +210,11 @@ func SettingsTable() []Setting {
 			Doc:   "most characters of the `<available_skills>` list in `instructions` and in the `skill` prompt's (or `load-skill`'s) description: over it, descriptions are shortened, then only names are listed, with one line saying where to see the rest, and one warning",
 			Usage: "most characters of the skill catalog",
 			parse: countParser{}, set: to(func(s *Settings) *int { return &s.CatalogBudget })},
+		{Flag: "--roots", Arg: "auto|off", Env: []string{"SKILLJACK_ROOTS"}, Default: RootsAuto, Table: TableServe,
+			Doc: "stdio only: ask a client that declares `roots` for its workspace roots and serve each root's `.claude/skills`, `.agents/skills` and `skills` beside the configured sources, " +
+				"prefixed by the root's folder name, re-read on `notifications/roots/list_changed` (on 2026-07-28, asked with the first `tools/call`, `prompts/get` or `resources/read` after a change); never saved; off with `--static`",
+			Usage: "serve the skill folders of the client's workspace roots",
+			parse: enumParser{RootsAuto, RootsOff}, set: to(func(s *Settings) *string { return &s.Roots })},
 		{Flag: "--http", Arg: "PORT", Optional: true, FlagDoc: "`--http[=PORT]`", Env: []string{"SKILLJACK_HTTP_PORT"}, EnvDoc: "`SKILLJACK_HTTP_PORT=PORT`",
 			Default: strconv.Itoa(DefaultHTTPPort), DefaultDoc: "off (stdio); port 3000", Table: TableServe,
 			Doc:   "serve stateless HTTP at `POST /mcp` instead of stdio; `--http=0` picks a free port. Port priority: `--http=PORT` > `SKILLJACK_HTTP_PORT` > 3000",
