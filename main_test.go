@@ -291,3 +291,28 @@ func TestShutdownNoLeak(t *testing.T) {
 	r.cs.Close()
 	goleak.VerifyNone(t, append([]goleak.Option{before}, notifyGoroutines...)...)
 }
+
+// TestRunStdioListenStreamEnds: a 2026-07-28 client that opened a
+// subscriptions/listen stream (a list-changed handler) and then goes away
+// (its pipes closed) ends run with nil, as any client leaving does: the
+// server's last writes to a stdout nobody reads are not a failure.
+func TestRunStdioListenStreamEnds(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "hello", "SKILL.md"), skillBody("hello", "Says hello."))
+	client := mcp.NewClient(&mcp.Implementation{Name: "listen-test", Version: "v0"}, &mcp.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) {},
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) {},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {},
+	})
+	for range 3 {
+		r := startRunClient(t, "2026-07-28", client, dir)
+		if _, err := r.cs.ListTools(t.Context(), nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // let the listen stream open
+		r.stop(t)
+		if s := r.stderr.String(); strings.Contains(s, "level=ERROR") {
+			t.Errorf("a client leaving logged an error:\n%s", s)
+		}
+	}
+}

@@ -301,6 +301,25 @@ type quietHandler struct{ slog.Handler }
 // quietHandler lowers to Debug.
 const sdkRunCancelled = "server run cancelled"
 
+// sdkSessionEnded is the message go-sdk's Server.Run logs at Error with
+// the session's error; quietHandler lowers it to Debug when the error only
+// says that the stdio client went away ([PeerGone]).
+const sdkSessionEnded = "server session ended with error"
+
+// errorAttr reports whether r carries an "error" attribute holding an
+// error for which is returns true.
+func errorAttr(r slog.Record, is func(error) bool) bool {
+	found := false
+	r.Attrs(func(a slog.Attr) bool {
+		if err, ok := a.Value.Any().(error); ok && a.Key == "error" {
+			found = is(err)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
 func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	if l == slog.LevelInfo {
 		l = slog.LevelDebug
@@ -309,7 +328,7 @@ func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level == slog.LevelInfo || r.Message == sdkRunCancelled {
+	if r.Level == slog.LevelInfo || r.Message == sdkRunCancelled || r.Message == sdkSessionEnded && errorAttr(r, PeerGone) {
 		r.Level = slog.LevelDebug
 		// Enabled let the record through at its own level; a lowered one
 		// must pass the handler's level again.

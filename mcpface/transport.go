@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -574,4 +576,15 @@ func resultID(raw []byte) (jsonrpc.ID, bool) {
 		return jsonrpc.ID{}, false
 	}
 	return id, true
+}
+
+// PeerGone reports whether err only says that the stdio client went away:
+// a write to a pipe or stdout it no longer reads (EPIPE, a closed pipe or
+// file) or the end of its input. The SDK reports such a write, for example
+// a 2026-07-28 subscriptions/listen stream still open when the client
+// closes its pipes, as the session's error; for a stdio server it is how a
+// client leaves, not a failure.
+func PeerGone(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
 }
