@@ -13,6 +13,7 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/remote/github"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 )
 
 // The remote caches delete only what they created (issue 10 F1): a cache
@@ -32,11 +33,11 @@ var old = time.Now().Add(-3 * time.Hour)
 func makeCanary(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "etc")
-	writeTree(t, dir, map[string]string{
+	skilltest.WriteTree(t, dir, map[string]string{
 		"passwd":               "root:x:0:0:root:/root:/bin/sh\n",
 		"hosts":                "127.0.0.1 localhost\n",
 		"ssl/certs/ca.pem":     "-----BEGIN CERTIFICATE-----\n",
-		"hello/SKILL.md":       skillMD("hello", "Canary."),
+		"hello/SKILL.md":       skilltest.SkillMD("hello", "Canary."),
 		"bye/.skilljack-cache": "marker\n",
 		".skilljack-cache":     "marker\n",
 		"index.json":           `{"skills":{}}`,
@@ -145,14 +146,14 @@ func replaceWith(t *testing.T, p string, v variant, canary string, aged bool) ma
 			os.Chtimes(p, old, old)
 		}
 	case asForeign:
-		writeTree(t, p, map[string]string{"notes.txt": "mine\n", "SKILL.md": skillMD("mine", "Mine."), "sub/data.bin": "data"})
+		skilltest.WriteTree(t, p, map[string]string{"notes.txt": "mine\n", "SKILL.md": skilltest.SkillMD("mine", "Mine."), "sub/data.bin": "data"})
 		ageTree(t, p)
 		foreign = snapshot(t, p)
 	case asOtherUser:
 		if os.Getuid() != 0 {
 			t.Skip("making a folder of another user needs root")
 		}
-		writeTree(t, p, map[string]string{".skilljack-cache": "marker\n", "notes.txt": "theirs\n"})
+		skilltest.WriteTree(t, p, map[string]string{".skilljack-cache": "marker\n", "notes.txt": "theirs\n"})
 		ageTree(t, p)
 		filepath.WalkDir(p, func(q string, _ fs.DirEntry, err error) error {
 			if err == nil {
@@ -247,7 +248,7 @@ func TestGitHubCacheRefusesWhatIsNotOurs(t *testing.T) {
 				tc.quiet = true // SKILLJACK_CACHE_DIR itself needs no marker
 			}
 			api := newGHAPI(t)
-			api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "A.")})
+			api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "A.")})
 			cache := filepath.Join(t.TempDir(), "cache")
 			r := startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
 			r.synced()
@@ -256,7 +257,7 @@ func TestGitHubCacheRefusesWhatIsNotOurs(t *testing.T) {
 			p := filepath.Join(cache, filepath.FromSlash(tc.rel))
 			foreign := replaceWith(t, p, tc.v, canary, tc.leftover)
 
-			api.commit(t, "acme/skills", "main", shaB, false, map[string]string{"s/SKILL.md": skillMD("s", "B.")})
+			api.commit(t, "acme/skills", "main", shaB, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "B.")})
 			r.syncNow()
 			r.next()
 			r.stop()
@@ -277,17 +278,17 @@ func TestGitHubCacheDirHoldsCheckouts(t *testing.T) {
 		named string
 	}{
 		{"checkout at the clone folder", map[string]string{"acme/skills/.git/HEAD": "ref: refs/heads/main\n", "acme/skills/README.md": "mine\n",
-			"acme/skills/s/SKILL.md": skillMD("s", "Mine."), "acme/other/go.mod": "module x\n"}, "acme/skills"},
+			"acme/skills/s/SKILL.md": skilltest.SkillMD("s", "Mine."), "acme/other/go.mod": "module x\n"}, "acme/skills"},
 		{"other projects in the owner folder", map[string]string{"acme/other/.git/HEAD": "ref: refs/heads/main\n", "acme/notes.txt": "mine\n"}, "acme"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			src := filepath.Join(t.TempDir(), "src")
-			writeTree(t, src, tc.files)
+			skilltest.WriteTree(t, src, tc.files)
 			ageTree(t, src)
 			before := snapshot(t, src)
 			api := newGHAPI(t)
-			api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "A.")})
+			api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "A.")})
 			r := startPoller(t, api, config.GitHub{CacheDir: src}, "github.com/acme/skills")
 			f := r.failed()
 			r.stop()
@@ -330,19 +331,19 @@ func removeMarkers(t *testing.T, dir string) {
 func TestCachesOfEarlierVersionsAreAdopted(t *testing.T) {
 	t.Run("github", func(t *testing.T) {
 		api := newGHAPI(t)
-		api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "A.")})
+		api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "A.")})
 		cache := filepath.Join(t.TempDir(), "cache")
 		r := startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
 		r.synced()
 		r.stop()
 		removeMarkers(t, cache)
-		api.commit(t, "acme/skills", "main", shaB, false, map[string]string{"s/SKILL.md": skillMD("s", "B.")})
+		api.commit(t, "acme/skills", "main", shaB, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "B.")})
 		r = startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
 		if ev := r.synced(); ev.Revision != shaB {
 			t.Errorf("revision %s, want %s", ev.Revision, shaB)
 		}
 		r.stop()
-		if b, err := os.ReadFile(filepath.Join(cache, "acme", "skills", "s", "SKILL.md")); err != nil || string(b) != skillMD("s", "B.") {
+		if b, err := os.ReadFile(filepath.Join(cache, "acme", "skills", "s", "SKILL.md")); err != nil || string(b) != skilltest.SkillMD("s", "B.") {
 			t.Errorf("SKILL.md = %q, %v; want B", b, err)
 		}
 		if strings.Contains(r.logs.String(), "level=WARN") || strings.Contains(r.logs.String(), "level=ERROR") {

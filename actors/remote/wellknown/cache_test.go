@@ -19,7 +19,9 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/remote/wellknown"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // The remote caches delete only what they created (issue 10 F1): a cache
@@ -39,11 +41,11 @@ var old = time.Now().Add(-3 * time.Hour)
 func makeCanary(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "etc")
-	writeTree(t, dir, map[string]string{
+	skilltest.WriteTree(t, dir, map[string]string{
 		"passwd":               "root:x:0:0:root:/root:/bin/sh\n",
 		"hosts":                "127.0.0.1 localhost\n",
 		"ssl/certs/ca.pem":     "-----BEGIN CERTIFICATE-----\n",
-		"hello/SKILL.md":       skillMD("hello", "Canary."),
+		"hello/SKILL.md":       skilltest.SkillMD("hello", "Canary."),
 		"bye/.skilljack-cache": "marker\n",
 		".skilljack-cache":     "marker\n",
 		"index.json":           `{"skills":{}}`,
@@ -152,14 +154,14 @@ func replaceWith(t *testing.T, p string, v variant, canary string, aged bool) ma
 			os.Chtimes(p, old, old)
 		}
 	case asForeign:
-		writeTree(t, p, map[string]string{"notes.txt": "mine\n", "SKILL.md": skillMD("mine", "Mine."), "sub/data.bin": "data"})
+		skilltest.WriteTree(t, p, map[string]string{"notes.txt": "mine\n", "SKILL.md": skilltest.SkillMD("mine", "Mine."), "sub/data.bin": "data"})
 		ageTree(t, p)
 		foreign = snapshot(t, p)
 	case asOtherUser:
 		if os.Getuid() != 0 {
 			t.Skip("making a folder of another user needs root")
 		}
-		writeTree(t, p, map[string]string{".skilljack-cache": "marker\n", "notes.txt": "theirs\n"})
+		skilltest.WriteTree(t, p, map[string]string{".skilljack-cache": "marker\n", "notes.txt": "theirs\n"})
 		ageTree(t, p)
 		filepath.WalkDir(p, func(q string, _ fs.DirEntry, err error) error {
 			if err == nil {
@@ -259,7 +261,7 @@ func (f *wkFake) publish(t *testing.T, skills map[string]string) {
 	files := map[string][]byte{}
 	for name, md := range skills {
 		entries = append(entries, map[string]string{"name": name, "type": "skill-md", "description": "d",
-			"url": "/" + name + "/SKILL.md", "digest": digest(md)})
+			"url": "/" + name + "/SKILL.md", "digest": skilltest.Digest(md)})
 		files["/"+name+"/SKILL.md"] = []byte(md)
 	}
 	idx, err := json.Marshal(map[string]any{"$schema": wellknown.DiscoverySchemaV02, "skills": entries})
@@ -278,8 +280,8 @@ type wkRun struct {
 	f *wellknown.Fetcher
 	// syncs is the fetcher's sync.requested inbox.
 	syncs chan *message.Message
-	pub   *recordingPublisher
-	logs  *syncBuffer
+	pub   *eventstest.Publisher
+	logs  *eventstest.LogBuffer
 	key   string // the publisher folder's name
 	stop  func()
 }
@@ -293,9 +295,9 @@ func startFetcher(t *testing.T, fake *wkFake, cfg config.WellKnown) *wkRun {
 		t.Fatal(err)
 	}
 	cfg.AllowedOrigins = []string{spec.Origin}
-	log, logs := captureLogger()
+	log, logs := eventstest.CaptureLog()
 	in := make(chan *message.Message, 1)
-	r := &wkRun{t: t, syncs: make(chan *message.Message, 1), pub: newRecordingPublisher(), logs: logs, key: spec.Key}
+	r := &wkRun{t: t, syncs: make(chan *message.Message, 1), pub: eventstest.NewPublisher(), logs: logs, key: spec.Key}
 	r.f = wellknown.New(wellknown.Inboxes{Configured: in, SyncRequested: r.syncs}, r.pub, &wellknown.Options{Config: cfg, HTTPClient: fake.srv.Client(), Backoff: time.Millisecond, Logger: log})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
@@ -310,7 +312,7 @@ func startFetcher(t *testing.T, fake *wkFake, cfg config.WellKnown) *wkRun {
 	t.Cleanup(r.stop)
 	src := events.Source{ID: "0", Kind: events.SourceWellKnown, Location: fake.srv.URL, Prefix: spec.Prefix,
 		Root: filepath.Join(cfg.CacheDir, spec.Key, "skills"), Publisher: spec.ForEvent()}
-	in <- encode(t, events.SourcesConfigured{Seq: 1, Static: true, Sources: []events.Source{src}})
+	in <- eventstest.Encode(t, events.SourcesConfigured{Seq: 1, Static: true, Sources: []events.Source{src}})
 	return r
 }
 
@@ -318,7 +320,7 @@ func startFetcher(t *testing.T, fake *wkFake, cfg config.WellKnown) *wkRun {
 func (r *wkRun) next() string {
 	r.t.Helper()
 	select {
-	case m := <-r.pub.ch:
+	case m := <-r.pub.C:
 		if m.Metadata.Get(events.MetadataName) == "SourceFailed" {
 			ev, _ := events.Decode[events.SourceFailed](m)
 			return "failed: " + ev.Error
@@ -359,7 +361,7 @@ func TestWellKnownCacheRefusesWhatIsNotOurs(t *testing.T) {
 				t.Skip("the earlier staging folder is only ever removed when empty")
 			}
 			fake := newWKFake(t)
-			fake.publish(t, map[string]string{"hello": skillMD("hello", "V1."), "bye": skillMD("bye", "Bye.")})
+			fake.publish(t, map[string]string{"hello": skilltest.SkillMD("hello", "V1."), "bye": skilltest.SkillMD("bye", "Bye.")})
 			cache := filepath.Join(t.TempDir(), "well-known")
 			r := startFetcher(t, fake, config.WellKnown{CacheDir: cache})
 			if got := r.next(); got != "synced" {
@@ -370,8 +372,8 @@ func TestWellKnownCacheRefusesWhatIsNotOurs(t *testing.T) {
 			p := filepath.Join(cache, strings.ReplaceAll(tc.rel, "{key}", r.key))
 			foreign := replaceWith(t, p, tc.v, canary, tc.leftover)
 
-			fake.publish(t, map[string]string{"hello": skillMD("hello", "V2.")})
-			r.syncs <- encode(t, events.SyncRequested{})
+			fake.publish(t, map[string]string{"hello": skilltest.SkillMD("hello", "V2.")})
+			r.syncs <- eventstest.Encode(t, events.SyncRequested{})
 			r.next()
 			r.stop()
 			checkCanaries(t, tc, canary, before, foreign, p, r.logs.String())
@@ -404,20 +406,20 @@ func removeMarkers(t *testing.T, dir string) {
 func TestCachesOfEarlierVersionsAreAdopted(t *testing.T) {
 	t.Run("well-known", func(t *testing.T) {
 		fake := newWKFake(t)
-		fake.publish(t, map[string]string{"hello": skillMD("hello", "V1."), "bye": skillMD("bye", "Bye."), "same": skillMD("same", "Same.")})
+		fake.publish(t, map[string]string{"hello": skilltest.SkillMD("hello", "V1."), "bye": skilltest.SkillMD("bye", "Bye."), "same": skilltest.SkillMD("same", "Same.")})
 		cache := filepath.Join(t.TempDir(), "well-known")
 		r := startFetcher(t, fake, config.WellKnown{CacheDir: cache})
 		r.next()
 		r.stop()
 		removeMarkers(t, cache)
-		fake.publish(t, map[string]string{"hello": skillMD("hello", "V2."), "same": skillMD("same", "Same.")})
+		fake.publish(t, map[string]string{"hello": skilltest.SkillMD("hello", "V2."), "same": skilltest.SkillMD("same", "Same.")})
 		r = startFetcher(t, fake, config.WellKnown{CacheDir: cache})
 		if got := r.next(); got != "synced" {
 			t.Fatalf("sync of a cache of an earlier version: %s\n%s", got, r.logs.String())
 		}
 		r.stop()
 		skills := filepath.Join(cache, r.key, "skills")
-		if b, err := os.ReadFile(filepath.Join(skills, "hello", "SKILL.md")); err != nil || string(b) != skillMD("hello", "V2.") {
+		if b, err := os.ReadFile(filepath.Join(skills, "hello", "SKILL.md")); err != nil || string(b) != skilltest.SkillMD("hello", "V2.") {
 			t.Errorf("hello = %q, %v; want V2", b, err)
 		}
 		if _, err := os.Lstat(filepath.Join(skills, "bye")); err == nil {
@@ -439,7 +441,7 @@ func TestCachesOfEarlierVersionsAreAdopted(t *testing.T) {
 // WELL_KNOWN_MAX_CACHE_MB is spent, keeping what is cached; each with a
 // warning (issue 10, "a publisher index is not capped in size").
 func TestWellKnownCaps(t *testing.T) {
-	md := func(n string) string { return skillMD(n, strings.Repeat("x", 200)) }
+	md := func(n string) string { return skilltest.SkillMD(n, strings.Repeat("x", 200)) }
 	tests := []struct {
 		name string
 		cfg  config.WellKnown
@@ -456,7 +458,7 @@ func TestWellKnownCaps(t *testing.T) {
 			var entries []map[string]string
 			files := map[string][]byte{}
 			for _, n := range []string{"a", "b", "c", "d"} {
-				entries = append(entries, map[string]string{"name": n, "type": "skill-md", "description": "d", "url": "/" + n + "/SKILL.md", "digest": digest(md(n))})
+				entries = append(entries, map[string]string{"name": n, "type": "skill-md", "description": "d", "url": "/" + n + "/SKILL.md", "digest": skilltest.Digest(md(n))})
 				files["/"+n+"/SKILL.md"] = []byte(md(n))
 			}
 			idx, _ := json.Marshal(map[string]any{"$schema": wellknown.DiscoverySchemaV02, "skills": entries})
@@ -493,7 +495,7 @@ func TestWellKnownCacheRootRefusedBeforeFirstSync(t *testing.T) {
 	for _, v := range []variant{asLink, asFile, asOtherUser} {
 		t.Run(string(v), func(t *testing.T) {
 			fake := newWKFake(t)
-			fake.publish(t, map[string]string{"hello": skillMD("hello", "V1.")})
+			fake.publish(t, map[string]string{"hello": skilltest.SkillMD("hello", "V1.")})
 			canary := makeCanary(t)
 			before := snapshot(t, canary)
 			root := filepath.Join(t.TempDir(), "cache")
