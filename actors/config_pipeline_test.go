@@ -10,6 +10,7 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/config"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestPipelineConfigCommands(t *testing.T) {
 	home := t.TempDir()
 	lib := filepath.Join(t.TempDir(), "lib")
-	writeTree(t, lib, map[string]string{"x/SKILL.md": skillMD("x", "X.")})
+	skilltest.WriteTree(t, lib, map[string]string{"x/SKILL.md": skilltest.SkillMD("x", "X.")})
 	opts := config.ResolveOptions{Home: home, Cwd: home, Getenv: func(string) string { return "" }}
 	cfg, err := config.Resolve(opts)
 	if err != nil {

@@ -35,8 +35,22 @@ var (
 		"actors/skill":  {"events"},
 		"actors/remote": {"events", "fetch", "archive", "actors/skill"},
 		"mcpface":       {"events", "actors/skill"},
+		// The test-support packages (see testSupport) import the package
+		// they support and nothing else of this module, so that a test of
+		// any package may import them without a cycle.
+		"events/eventstest":        {"events"},
+		"actors/skill/skilltest":   {},
+		"actors/remote/remotetest": {"actors/remote", "actors/skill/skilltest"},
 	}
 )
+
+// testSupport reports whether pkg is a test-support package: one named
+// like net/http/httptest, after the package it supports and "test".
+// Only tests import one; no package's non-test code may.
+func testSupport(pkg string) bool {
+	base := path.Base(pkg)
+	return base != "test" && strings.HasSuffix(base, "test")
+}
 
 // Third-party packages only one package of this module may import.
 var exclusive = map[string]string{
@@ -50,7 +64,8 @@ var exclusive = map[string]string{
 // import nothing of this module; an actor package imports events, fetch,
 // archive, actors/skill, actors/remote and actors/config, never another
 // actor package; only mcpface imports the MCP SDK; only actors/watch
-// imports rjeczalik/notify. It reads the sources, build tags ignored, so
+// imports rjeczalik/notify; test-support packages (events/eventstest …)
+// import only what they support and only tests import them. It reads the sources, build tags ignored, so
 // every platform's files are checked.
 func TestImportRules(t *testing.T) {
 	imports := moduleImports(t, "..")
@@ -76,6 +91,9 @@ func importRule(pkg, imp string) string {
 	rel, ok := strings.CutPrefix(imp, module+"/")
 	if !ok {
 		return ""
+	}
+	if testSupport(rel) && !testSupport(pkg) {
+		return "a test-support package is imported only by tests"
 	}
 	switch {
 	case slices.Contains(leaves, pkg):
@@ -189,6 +207,20 @@ func TestImportRuleCases(t *testing.T) {
 		{"actors/remote/github", module + "/actors/config", true},
 		{"actors/remote/wellknown", module + "/actors/remote/github", false},
 		{"mcpface", module + "/actors/config", false},
+		{"events/eventstest", module + "/events", true},
+		{"events/eventstest", module + "/actors/skill/skilltest", false},
+		{"events/eventstest", module + "/actors/config", false},
+		{"actors/skill/skilltest", module + "/actors/skill", false},
+		{"actors/skill/skilltest", module + "/events", false},
+		{"actors/remote/remotetest", module + "/actors/remote", true},
+		{"actors/remote/remotetest", module + "/actors/skill/skilltest", true},
+		{"actors/remote/remotetest", module + "/actors/remote/github", false},
+		{"actors/remote/remotetest", module + "/actors/config", false},
+		{"actors/remote/remotetest", module + "/events/eventstest", false},
+		{"actors/hasher", module + "/events/eventstest", false},
+		{"actors", module + "/actors/remote/remotetest", false},
+		{"mcpface", module + "/actors/skill/skilltest", false},
+		{"events", module + "/events/eventstest", false},
 	}
 	for _, tc := range tests {
 		why := importRule(tc.pkg, tc.imp)

@@ -16,17 +16,19 @@ import (
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // TestPipeline runs config → hasher → catalog builder → notifier over the
 // real bus and checks the first catalog.changed.
 func TestPipeline(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "skills")
-	writeTree(t, root, map[string]string{
-		"ok/SKILL.md":             skillMD("ok", "A valid sibling."),
+	skilltest.WriteTree(t, root, map[string]string{
+		"ok/SKILL.md":             skilltest.SkillMD("ok", "A valid sibling."),
 		"no-frontmatter/SKILL.md": "# No frontmatter here\n",
-		"acme/refunds/SKILL.md":   skillMD("refunds", "Handle a refund."),
+		"acme/refunds/SKILL.md":   skilltest.SkillMD("refunds", "Handle a refund."),
 	})
 	f := false
 	cfg := config.Config{
@@ -35,7 +37,7 @@ func TestPipeline(t *testing.T) {
 	}
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		log, logs := captureLogger()
+		log, logs := eventstest.CaptureLog()
 		bus := events.NewBus(nil)
 		sub := func(topic string) <-chan *message.Message {
 			ch, err := bus.Subscribe(ctx, topic)
@@ -66,7 +68,7 @@ func TestPipeline(t *testing.T) {
 		}
 
 		msg := <-out
-		ev, err := decodeCatalog(nil, msg)
+		ev, err := eventstest.DecodeCatalog(nil, msg)
 		msg.Ack()
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +114,7 @@ func TestPipeline(t *testing.T) {
 func TestActorsStopOnCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		pub := newRecordingPublisher()
+		pub := eventstest.NewPublisher()
 		ch := func() chan *message.Message { return make(chan *message.Message) }
 		runners := map[string]interface{ Run(context.Context) error }{
 			"config":   config.New(config.Inboxes{}, pub, &config.Options{Config: config.Config{Sources: []events.Source{bundledSource()}}}),
@@ -147,7 +149,7 @@ func TestActorsStopOnCancel(t *testing.T) {
 // resources.updated for the edited file carrying that version.
 func TestPipelineLiveRefresh(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "skills")
-	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD("a", "d"), "a/ref.md": "1"})
+	skilltest.WriteTree(t, root, map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "d"), "a/ref.md": "1"})
 	src := localSource(root)
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
@@ -184,10 +186,10 @@ func TestPipelineLiveRefresh(t *testing.T) {
 			})
 		}
 		var last *events.Catalog
-		next := func() catalogDiff {
+		next := func() eventstest.CatalogDiff {
 			m := <-catalogs
 			m.Ack()
-			ev, err := decodeCatalog(last, m)
+			ev, err := eventstest.DecodeCatalog(last, m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +199,7 @@ func TestPipelineLiveRefresh(t *testing.T) {
 		first := next()
 
 		ref := filepath.Join(root, "a", "ref.md")
-		writeTree(t, root, map[string]string{"a/ref.md": "22"})
+		skilltest.WriteTree(t, root, map[string]string{"a/ref.md": "22"})
 		if err := events.Publish(bus, events.FilesChanged{Seq: 1, ConfigSeq: 1, Source: src, Paths: []string{ref}}); err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +217,7 @@ func TestPipelineLiveRefresh(t *testing.T) {
 		if diff := cmp.Diff(want, up); diff != "" {
 			t.Errorf("resources.updated mismatch (-want +got):\n%s", diff)
 		}
-		if f, _ := second.Catalog.File("skill://skills/a/ref.md"); f.File.Digest != digest("22") {
+		if f, _ := second.Catalog.File("skill://skills/a/ref.md"); f.File.Digest != skilltest.Digest("22") {
 			t.Errorf("served digest = %s, want the edited file's", f.File.Digest)
 		}
 		cancel()

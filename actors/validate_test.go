@@ -10,7 +10,9 @@ import (
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // TestValidate checks the one-shot scan and build behind
@@ -18,8 +20,8 @@ import (
 // plus one warning per remote source.
 func TestValidate(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "skills")
-	writeTree(t, root, map[string]string{
-		"ok/SKILL.md":             skillMD("ok", "A valid sibling."),
+	skilltest.WriteTree(t, root, map[string]string{
+		"ok/SKILL.md":             skilltest.SkillMD("ok", "A valid sibling."),
 		"no-frontmatter/SKILL.md": "# No frontmatter here\n",
 		"dogfood/SKILL.md":        "---\ndescription: Rebuild.\n---\n",
 	})
@@ -71,7 +73,7 @@ func TestValidate(t *testing.T) {
 func TestValidateMissingSourceOnce(t *testing.T) {
 	home := t.TempDir()
 	missing := filepath.Join(home, "nonexistent-dir")
-	log, buf := captureLogger()
+	log, buf := eventstest.CaptureLog()
 	cfg, err := config.Resolve(config.ResolveOptions{Args: []string{missing}, Home: home, Cwd: home,
 		Getenv: func(string) string { return "" }, Logger: log})
 	if err != nil {
@@ -110,19 +112,19 @@ func TestValidateBrokenDoesNotShadow(t *testing.T) {
 	}{
 		{
 			name:     "broken first, valid second",
-			files:    map[string]string{"x/SKILL.md": "# no frontmatter\n", "skills/x/SKILL.md": skillMD("x", "valid")},
+			files:    map[string]string{"x/SKILL.md": "# no frontmatter\n", "skills/x/SKILL.md": skilltest.SkillMD("x", "valid")},
 			wantDesc: "valid", wantDiag: "does not begin with ---",
 		},
 		{
 			name:     "both valid: first found wins",
-			files:    map[string]string{"x/SKILL.md": skillMD("x", "first"), "skills/x/SKILL.md": skillMD("x", "second")},
+			files:    map[string]string{"x/SKILL.md": skilltest.SkillMD("x", "first"), "skills/x/SKILL.md": skilltest.SkillMD("x", "second")},
 			wantDesc: "first", wantDiag: "duplicate skill",
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "src")
-			writeTree(t, root, tc.files)
+			skilltest.WriteTree(t, root, tc.files)
 			cat, err := actors.Validate(t.Context(), config.Config{Sources: []events.Source{localSource(root)}}, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -26,9 +27,9 @@ func benchSkill(src events.Source, i, edit int, mod time.Time) events.ScannedSki
 	name := fmt.Sprintf("skill-%05d", i)
 	rel := fmt.Sprintf("group-%03d/%s", i/100, name)
 	md := fmt.Sprintf("---\nname: %s\ndescription: Generated skill %d for benchmarks (edit %d).\nmetadata:\n  author: bench\n---\n\n# %s\n\nBody.\n", name, i, edit, name)
-	files := []events.File{{Path: "SKILL.md", Digest: digest(md), Size: int64(len(md)), ModTime: mod, MIME: "text/markdown", Text: true}}
+	files := []events.File{{Path: "SKILL.md", Digest: skilltest.Digest(md), Size: int64(len(md)), ModTime: mod, MIME: "text/markdown", Text: true}}
 	for _, p := range []string{"references/guide.md", "scripts/run.py", "assets/data.txt"} {
-		files = append(files, events.File{Path: p, Digest: digest(rel + p), Size: 100, ModTime: mod, MIME: "text/plain", Text: true})
+		files = append(files, events.File{Path: p, Digest: skilltest.Digest(rel + p), Size: 100, ModTime: mod, MIME: "text/plain", Text: true})
 	}
 	return events.ScannedSkill{Dir: src.Root + "/" + rel, RelDir: rel, RealDir: src.Root + "/" + rel,
 		DirID: events.FolderID{Dev: 1, Ino: uint64(i + 10)}, SkillMD: []byte(md), Files: files}

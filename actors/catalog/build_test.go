@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -18,7 +19,7 @@ var localSrc = events.Source{ID: "0", Kind: events.SourceLocal, Location: "/r/sk
 func scanned(relDir, md string) events.ScannedSkill {
 	return events.ScannedSkill{
 		Dir: "/r/skills/" + relDir, RelDir: relDir, SkillMD: []byte(md),
-		Files: []events.File{{Path: "SKILL.md", Digest: digest(md), Size: int64(len(md))}},
+		Files: []events.File{{Path: "SKILL.md", Digest: skilltest.Digest(md), Size: int64(len(md))}},
 	}
 }
 
@@ -211,23 +212,23 @@ func TestBuildCatalogNaming(t *testing.T) {
 	}{
 		{
 			name: "valid",
-			ss:   scanned("hello", skillMD("hello", "d")),
+			ss:   scanned("hello", skilltest.SkillMD("hello", "d")),
 			want: want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", true},
 		},
 		{
 			name: "BR-17 container folders",
-			ss:   scanned("acme/billing/refunds", skillMD("refunds", "Handle a refund.")),
+			ss:   scanned("acme/billing/refunds", skilltest.SkillMD("refunds", "Handle a refund.")),
 			want: want{"refunds", "skills/acme/billing/refunds", "skill://skills/acme/billing/refunds/SKILL.md", "skills__acme__billing__refunds", true},
 		},
 		{
 			name:     "BR-09 uppercase and spaces",
-			ss:       scanned("my-first-skill", skillMD("My First Skill", "Shows the naming rule.")),
+			ss:       scanned("my-first-skill", skilltest.SkillMD("My First Skill", "Shows the naming rule.")),
 			want:     want{"My First Skill", "skills/My First Skill", "skill://skills/My%20First%20Skill/SKILL.md", "skills__My-First-Skill", false},
 			wantDiag: []string{`"My First Skill"`, "uppercase", "other than a-z, 0-9 and -", `"my-first-skill"`, "ASF-R06", "ASF-R09", "left out of skills/list"},
 		},
 		{
 			name:     "BR-12 name differs from folder",
-			ss:       scanned("template", skillMD("template-skill", "Replace with a description.")),
+			ss:       scanned("template", skilltest.SkillMD("template-skill", "Replace with a description.")),
 			want:     want{"template-skill", "skills/template-skill", "skill://skills/template-skill/SKILL.md", "skills__template-skill", true},
 			wantDiag: []string{`"template-skill"`, `"template"`, "ASF-R09"},
 		},
@@ -239,26 +240,26 @@ func TestBuildCatalogNaming(t *testing.T) {
 		},
 		{
 			name:     "ASF-R05 name too long",
-			ss:       scanned(long, skillMD(long, "d")),
+			ss:       scanned(long, skilltest.SkillMD(long, "d")),
 			want:     want{long, "skills/" + long, "skill://skills/" + long + "/SKILL.md", "skills__" + long, false},
 			wantDiag: []string{"65 characters", "ASF-R05"},
 		},
 		{
 			name:     "ASF-R07 leading and trailing hyphen",
-			ss:       scanned("-hello-", skillMD("-hello-", "d")),
+			ss:       scanned("-hello-", skilltest.SkillMD("-hello-", "d")),
 			want:     want{"-hello-", "skills/-hello-", "skill://skills/-hello-/SKILL.md", "skills__hello", false},
 			wantDiag: []string{"ASF-R07"},
 		},
 		{
 			name:     "ASF-R08 double hyphen",
-			ss:       scanned("a--b", skillMD("a--b", "d")),
+			ss:       scanned("a--b", skilltest.SkillMD("a--b", "d")),
 			want:     want{"a--b", "skills/a--b", "skill://skills/a--b/SKILL.md", "skills__a--b", false},
 			wantDiag: []string{"ASF-R08"},
 		},
 		{
 			// issue 13 item 4: was listed; a strict client rejects the entry.
 			name:     "ASF-R11 description too long is a warning and unlisted",
-			ss:       scanned("hello", skillMD("hello", strings.Repeat("x", 1025))),
+			ss:       scanned("hello", skilltest.SkillMD("hello", strings.Repeat("x", 1025))),
 			want:     want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", false},
 			wantDiag: []string{"1025", "1024", "ASF-R11", "served through tools, prompts and resources", "left out of skills/list"},
 		},
@@ -279,7 +280,7 @@ func TestBuildCatalogNaming(t *testing.T) {
 		{
 			// issue 13 item 4: the limit itself is within the rules (ASF-R11).
 			name: "ASF-R11 description of exactly 1024 characters is listed",
-			ss:   scanned("hello", skillMD("hello", strings.Repeat("é", 1024))),
+			ss:   scanned("hello", skilltest.SkillMD("hello", strings.Repeat("é", 1024))),
 			want: want{"hello", "skills/hello", "skill://skills/hello/SKILL.md", "skills__hello", true},
 		},
 		{
@@ -300,15 +301,15 @@ func TestBuildCatalogNaming(t *testing.T) {
 			// (SEP2640-R44: hosts MAY accept larger skills).
 			name: "BR-35 over 512 files and 16 MiB",
 			ss: func() events.ScannedSkill {
-				md := skillMD("big-skill", "Asset-heavy skill over the SEP-2640 limits.")
+				md := skilltest.SkillMD("big-skill", "Asset-heavy skill over the SEP-2640 limits.")
 				ss := scanned("big-skill", md)
 				for i := range 599 {
-					ss.Files = append(ss.Files, events.File{Path: fmt.Sprintf("assets/icon-%03d.bin", i), Digest: digest(""), Size: 35840})
+					ss.Files = append(ss.Files, events.File{Path: fmt.Sprintf("assets/icon-%03d.bin", i), Digest: skilltest.Digest(""), Size: 35840})
 				}
 				return ss
 			}(),
 			want:     want{"big-skill", "skills/big-skill", "skill://skills/big-skill/SKILL.md", "skills__big-skill", true},
-			wantDiag: []string{"big-skill", "600 files (limit 512)", fmt.Sprintf("%d bytes (limit 16777216)", 599*35840+len(skillMD("big-skill", "Asset-heavy skill over the SEP-2640 limits."))), "SEP2640-R43"},
+			wantDiag: []string{"big-skill", "600 files (limit 512)", fmt.Sprintf("%d bytes (limit 16777216)", 599*35840+len(skilltest.SkillMD("big-skill", "Asset-heavy skill over the SEP-2640 limits."))), "SEP2640-R43"},
 		},
 	}
 	for _, tc := range tests {
@@ -359,17 +360,17 @@ func TestBuildCatalogNoInventedName(t *testing.T) {
 func TestBuildCatalogSourcesAndDuplicates(t *testing.T) {
 	second := events.Source{ID: "1", Kind: events.SourceLocal, Root: "/o/skills", Prefix: "skills"}
 	bundled := events.Source{ID: "bundled", Kind: events.SourceBundled, Root: ".", Location: "bundled"}
-	other := scanned("hello", skillMD("hello", "from the second source"))
+	other := scanned("hello", skilltest.SkillMD("hello", "from the second source"))
 	other.Dir = "/o/skills/hello"
-	docs := scanned("skilljack-docs", skillMD("skilljack-docs", "docs"))
+	docs := scanned("skilljack-docs", skilltest.SkillMD("skilljack-docs", "docs"))
 	docs.Dir = "skilljack-docs"
 	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{localSrc, second, bundled}}
 	f := false
 	scans := map[string]events.SourceScanned{
 		"0": {Source: localSrc, Skills: []events.ScannedSkill{
-			scanned("hello", skillMD("hello", "from the first source")),
-			scanned("My Skill", skillMD("My Skill", "space")),
-			scanned("My-Skill", skillMD("My-Skill", "hyphen")),
+			scanned("hello", skilltest.SkillMD("hello", "from the first source")),
+			scanned("My Skill", skilltest.SkillMD("My Skill", "space")),
+			scanned("My-Skill", skilltest.SkillMD("My-Skill", "hyphen")),
 			scanned("flags", "---\nname: flags\ndescription: d\ndisable-model-invocation: true\nuser-invocable: false\n---\n"),
 			scanned("strflags", "---\nname: strflags\ndescription: d\ndisable-model-invocation: \"true\"\nuser-invocable: \"false\"\n---\n"),
 		}, Diagnostics: []events.Diagnostic{{File: "/r/skills/.x/SKILL.md", Level: events.LevelWarn, Message: "hint"}}},
@@ -421,8 +422,8 @@ func TestBuildCatalogSourcesAndDuplicates(t *testing.T) {
 // loser gets one warning naming both files. Across sources the first source
 // still wins.
 func TestBuildCatalogMisnamedSibling(t *testing.T) {
-	impostor := scanned("impostor", skillMD("one", "the impostor"))
-	one := scanned("one", skillMD("one", "the real one"))
+	impostor := scanned("impostor", skilltest.SkillMD("one", "the impostor"))
+	one := scanned("one", skilltest.SkillMD("one", "the real one"))
 
 	cat := buildOne(t, impostor, one)
 	if len(cat.Skills) != 1 || cat.Skills[0].Dir != "/r/skills/one" || cat.Skills[0].Description != "the real one" {
@@ -440,14 +441,14 @@ func TestBuildCatalogMisnamedSibling(t *testing.T) {
 	}
 
 	// Walk order decides between two skills that both match, or both do not.
-	cat = buildOne(t, scanned("a", skillMD("z", "first")), scanned("b", skillMD("z", "second")))
+	cat = buildOne(t, scanned("a", skilltest.SkillMD("z", "first")), scanned("b", skilltest.SkillMD("z", "second")))
 	if len(cat.Skills) != 1 || cat.Skills[0].Description != "first" {
 		t.Errorf("Skills = %+v, want the first found", cat.Skills)
 	}
 
 	// Across sources the first source wins, even with a misnamed skill.
 	second := events.Source{ID: "1", Kind: events.SourceLocal, Root: "/o/skills", Prefix: "skills"}
-	other := scanned("one", skillMD("one", "second source"))
+	other := scanned("one", skilltest.SkillMD("one", "second source"))
 	other.Dir = "/o/skills/one"
 	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{localSrc, second}}
 	cat = catalog.Build(1, cfg, map[string]events.SourceScanned{
@@ -497,7 +498,7 @@ func TestBuildCatalogPathNames(t *testing.T) {
 		})
 	}
 	// Spaces stay as BR-09 has them: used as written, percent-encoded.
-	cat := buildOne(t, scanned("x", skillMD("with space", "d")))
+	cat := buildOne(t, scanned("x", skilltest.SkillMD("with space", "d")))
 	if s := cat.Skills[0]; s.URI != "skill://skills/with%20space/SKILL.md" {
 		t.Errorf("URI = %s, want the name percent-encoded", s.URI)
 	}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // builderRun drives a catalog builder inside a synctest bubble with scans
@@ -24,17 +26,17 @@ type builderRun struct {
 	src                 events.Source
 	hasher              *hasher.Hasher
 	cfgIn, scanIn, ovIn chan *message.Message
-	pub                 *recordingPublisher
+	pub                 *eventstest.Publisher
 	seq, ovSeq          uint64
 	last                *events.Catalog // the last catalog published
 }
 
-func startBuilder(t *testing.T, root string, static bool) (*builderRun, *syncBuffer) {
+func startBuilder(t *testing.T, root string, static bool) (*builderRun, *eventstest.LogBuffer) {
 	t.Helper()
 	r := &builderRun{t: t, root: root, src: localSource(root), hasher: newTestHasher(nil),
 		cfgIn: make(chan *message.Message), scanIn: make(chan *message.Message), ovIn: make(chan *message.Message),
-		pub: newRecordingPublisher()}
-	logger, logs := captureLogger()
+		pub: eventstest.NewPublisher()}
+	logger, logs := eventstest.CaptureLog()
 	ctx, cancel := context.WithCancel(t.Context())
 	b := catalog.New(catalog.Inboxes{Configured: r.cfgIn, Scanned: r.scanIn, Overrides: r.ovIn}, r.pub, &catalog.Options{Logger: logger})
 	done := make(chan error)
@@ -45,14 +47,14 @@ func startBuilder(t *testing.T, root string, static bool) (*builderRun, *syncBuf
 			t.Errorf("Run = %v, want nil", err)
 		}
 	})
-	r.cfgIn <- encode(t, events.SourcesConfigured{Seq: 1, Sources: []events.Source{r.src}, Static: static})
+	r.cfgIn <- eventstest.Encode(t, events.SourcesConfigured{Seq: 1, Sources: []events.Source{r.src}, Static: static})
 	r.overrides(nil)
 	return r, logs
 }
 
 // rescan scans the folder, feeds the scan and returns the catalog.changed
 // published, with what changed since the last one, or nil.
-func (r *builderRun) rescan() *catalogDiff {
+func (r *builderRun) rescan() *eventstest.CatalogDiff {
 	r.t.Helper()
 	scan, err := r.hasher.Scan(r.t.Context(), r.src)
 	if err != nil {
@@ -60,29 +62,29 @@ func (r *builderRun) rescan() *catalogDiff {
 	}
 	r.seq++
 	scan.Seq, scan.ConfigSeq = r.seq, 1
-	r.scanIn <- encode(r.t, scan)
+	r.scanIn <- eventstest.Encode(r.t, scan)
 	return r.published()
 }
 
-func (r *builderRun) overrides(o map[string]events.Override) *catalogDiff {
+func (r *builderRun) overrides(o map[string]events.Override) *eventstest.CatalogDiff {
 	r.t.Helper()
 	r.ovSeq++
-	r.ovIn <- encode(r.t, events.OverridesChanged{Seq: r.ovSeq, Overrides: o})
+	r.ovIn <- eventstest.Encode(r.t, events.OverridesChanged{Seq: r.ovSeq, Overrides: o})
 	return r.published()
 }
 
-func (r *builderRun) published() *catalogDiff {
+func (r *builderRun) published() *eventstest.CatalogDiff {
 	r.t.Helper()
 	synctest.Wait()
 	select {
-	case m := <-r.pub.ch:
-		ev, err := decodeCatalog(r.last, m)
+	case m := <-r.pub.C:
+		ev, err := eventstest.DecodeCatalog(r.last, m)
 		if err != nil {
 			r.t.Fatal(err)
 		}
 		r.last = ev.Catalog
 		select {
-		case <-r.pub.ch:
+		case <-r.pub.C:
 			r.t.Fatal("two catalogs published for one event")
 		default:
 		}
@@ -92,7 +94,7 @@ func (r *builderRun) published() *catalogDiff {
 	}
 }
 
-func (r *builderRun) write(files map[string]string) { writeTree(r.t, r.root, files) }
+func (r *builderRun) write(files map[string]string) { skilltest.WriteTree(r.t, r.root, files) }
 
 func (r *builderRun) remove(rel string) {
 	if err := os.RemoveAll(filepath.Join(r.root, filepath.FromSlash(rel))); err != nil {
@@ -106,7 +108,7 @@ type diffLists struct {
 	Added, Removed, Changed []string
 }
 
-func lists(ev *catalogDiff) *diffLists {
+func lists(ev *eventstest.CatalogDiff) *diffLists {
 	if ev == nil {
 		return nil
 	}
@@ -130,40 +132,40 @@ func TestCatalogBuilderChanges(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		root := filepath.Join(t.TempDir(), "skills")
 		r, _ := startBuilder(t, root, false)
-		r.write(map[string]string{"a/SKILL.md": skillMD("a", "d"), "a/ref.md": "1", "b/SKILL.md": skillMD("b", "d")})
+		r.write(map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "d"), "a/ref.md": "1", "b/SKILL.md": skilltest.SkillMD("b", "d")})
 		steps := []struct {
 			name string
-			do   func() *catalogDiff
+			do   func() *eventstest.CatalogDiff
 			want *diffLists
 		}{
 			{"first catalog: everything added", r.rescan, &diffLists{1, []string{a, b}, nil, nil}},
 			{"no-op rescan: nothing published", r.rescan, nil},
-			{"file edited in a skill", func() *catalogDiff {
+			{"file edited in a skill", func() *eventstest.CatalogDiff {
 				r.write(map[string]string{"a/ref.md": "2"})
 				return r.rescan()
 			}, &diffLists{2, nil, nil, []string{a}}},
-			{"skill added", func() *catalogDiff {
-				r.write(map[string]string{"c/SKILL.md": skillMD("c", "d")})
+			{"skill added", func() *eventstest.CatalogDiff {
+				r.write(map[string]string{"c/SKILL.md": skilltest.SkillMD("c", "d")})
 				return r.rescan()
 			}, &diffLists{3, []string{c}, nil, nil}},
-			{"skill removed", func() *catalogDiff {
+			{"skill removed", func() *eventstest.CatalogDiff {
 				r.remove("c")
 				return r.rescan()
 			}, &diffLists{4, nil, []string{c}, nil}},
-			{"skill renamed: old removed, new added", func() *catalogDiff {
+			{"skill renamed: old removed, new added", func() *eventstest.CatalogDiff {
 				if err := os.Rename(filepath.Join(root, "b"), filepath.Join(root, "c")); err != nil {
 					t.Fatal(err)
 				}
-				r.write(map[string]string{"c/SKILL.md": skillMD("c", "d")})
+				r.write(map[string]string{"c/SKILL.md": skilltest.SkillMD("c", "d")})
 				return r.rescan()
 			}, &diffLists{5, []string{c}, []string{b}, nil}},
-			{"override set", func() *catalogDiff {
+			{"override set", func() *eventstest.CatalogDiff {
 				return r.overrides(map[string]events.Override{"skills__a": {User: &f}})
 			}, &diffLists{6, nil, nil, []string{a}}},
-			{"same overrides again: nothing published", func() *catalogDiff {
+			{"same overrides again: nothing published", func() *eventstest.CatalogDiff {
 				return r.overrides(map[string]events.Override{"skills__a": {User: &f}})
 			}, nil},
-			{"frontmatter flag changed", func() *catalogDiff {
+			{"frontmatter flag changed", func() *eventstest.CatalogDiff {
 				r.write(map[string]string{"c/SKILL.md": "---\nname: c\ndescription: d\ndisable-model-invocation: true\n---\n"})
 				return r.rescan()
 			}, &diffLists{7, nil, nil, []string{c}}},
@@ -185,7 +187,7 @@ func TestCatalogBuilderInvalidThenFixed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		root := filepath.Join(t.TempDir(), "skills")
 		r, logs := startBuilder(t, root, false)
-		r.write(map[string]string{"a/SKILL.md": skillMD("a", "d"), "b/SKILL.md": skillMD("b", "d")})
+		r.write(map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "d"), "b/SKILL.md": skilltest.SkillMD("b", "d")})
 		r.rescan()
 		r.write(map[string]string{"a/SKILL.md": "---\nname: a\n---\n"})
 		ev := r.rescan()
@@ -198,7 +200,7 @@ func TestCatalogBuilderInvalidThenFixed(t *testing.T) {
 		if n := strings.Count(logs.String(), warning); n != 1 {
 			t.Errorf("warning %q logged %d times, want 1:\n%s", warning, n, logs.String())
 		}
-		r.write(map[string]string{"a/SKILL.md": skillMD("a", "fixed")})
+		r.write(map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "fixed")})
 		ev = r.rescan()
 		if ev == nil || !cmp.Equal(ev.Added, []string{a}) || ev.Catalog.SkillByURI(a).Description != "fixed" {
 			t.Errorf("after fixing a/SKILL.md: %+v, want a added with the new description", lists(ev))
@@ -214,12 +216,12 @@ func TestCatalogBuilderStatic(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		root := filepath.Join(t.TempDir(), "skills")
 		r, logs := startBuilder(t, root, true)
-		r.write(map[string]string{"a/SKILL.md": skillMD("a", "d"), "a/ref.md": "1", "b/SKILL.md": skillMD("b", "d")})
+		r.write(map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "d"), "a/ref.md": "1", "b/SKILL.md": skilltest.SkillMD("b", "d")})
 		if ev := r.rescan(); ev == nil || !ev.Catalog.Static || !cmp.Equal(uris(ev.Catalog), []string{a, b}) {
 			t.Fatalf("first static catalog = %+v, want a and b", lists(ev))
 		}
 
-		r.write(map[string]string{"new/SKILL.md": skillMD("new", "d")})
+		r.write(map[string]string{"new/SKILL.md": skilltest.SkillMD("new", "d")})
 		if ev := r.rescan(); ev == nil || len(ev.Added) != 0 || !cmp.Equal(uris(ev.Catalog), []string{a, b}) {
 			t.Errorf("after a new folder: %+v, want no skill added", lists(ev))
 		}
@@ -235,7 +237,7 @@ func TestCatalogBuilderStatic(t *testing.T) {
 		if ev == nil || !cmp.Equal(ev.Changed, []string{a}) {
 			t.Fatalf("after an edit: %+v, want a changed", lists(ev))
 		}
-		if ref, ok := ev.Catalog.File("skill://skills/a/ref.md"); !ok || ref.File.Digest != digest("2") {
+		if ref, ok := ev.Catalog.File("skill://skills/a/ref.md"); !ok || ref.File.Digest != skilltest.Digest("2") {
 			t.Errorf("served a/ref.md = %+v, want the new digest", ref.File)
 		}
 
@@ -243,7 +245,7 @@ func TestCatalogBuilderStatic(t *testing.T) {
 		if ev := r.rescan(); ev == nil || !cmp.Equal(ev.Removed, []string{b}) || !cmp.Equal(uris(ev.Catalog), []string{a}) {
 			t.Errorf("after deleting b: %+v, want b removed", lists(ev))
 		}
-		r.write(map[string]string{"b/SKILL.md": skillMD("b", "back")})
+		r.write(map[string]string{"b/SKILL.md": skilltest.SkillMD("b", "back")})
 		if ev := r.rescan(); ev == nil || !cmp.Equal(ev.Added, []string{b}) {
 			t.Errorf("after b came back: %+v, want b served again (it was there at startup)", lists(ev))
 		}
@@ -263,39 +265,39 @@ func TestCatalogBuilderOrdering(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cfgIn, scanIn, ovIn := make(chan *message.Message), make(chan *message.Message), make(chan *message.Message)
-		pub := newRecordingPublisher()
-		log, logs := captureLogger()
+		pub := eventstest.NewPublisher()
+		log, logs := eventstest.CaptureLog()
 		b := catalog.New(catalog.Inboxes{Configured: cfgIn, Scanned: scanIn, Overrides: ovIn}, pub, &catalog.Options{Logger: log})
 		done := make(chan error)
 		go func() { done <- b.Run(ctx) }()
 
 		// A scan before its configuration is kept; nothing is built yet.
-		scanIn <- encode(t, scan(2, src, scanned("a", skillMD("a", "new")), scanned("bad", "no frontmatter")))
-		cfgIn <- encode(t, cfg)
+		scanIn <- eventstest.Encode(t, scan(2, src, scanned("a", skilltest.SkillMD("a", "new")), scanned("bad", "no frontmatter")))
+		cfgIn <- eventstest.Encode(t, cfg)
 		synctest.Wait()
-		if n := len(pub.all()); n != 0 {
+		if n := len(pub.All()); n != 0 {
 			t.Fatalf("published %d catalogs before the bundled scan, want 0", n)
 		}
 		// A stale scan of the same source is dropped.
-		scanIn <- encode(t, scan(1, src, scanned("a", skillMD("a", "old"))))
-		scanIn <- encode(t, scan(3, bundledSource()))
+		scanIn <- eventstest.Encode(t, scan(1, src, scanned("a", skilltest.SkillMD("a", "old"))))
+		scanIn <- eventstest.Encode(t, scan(3, bundledSource()))
 		synctest.Wait()
-		if n := len(pub.all()); n != 0 {
+		if n := len(pub.All()); n != 0 {
 			t.Fatalf("published %d catalogs before the remote source's cache scan, want 0", n)
 		}
-		scanIn <- encode(t, scan(4, remote))
+		scanIn <- eventstest.Encode(t, scan(4, remote))
 		synctest.Wait()
 		// Every scan is in, but the first catalog waits for the overrides.
-		if n := len(pub.all()); n != 0 {
+		if n := len(pub.All()); n != 0 {
 			t.Fatalf("published %d catalogs before the overrides arrived, want 0", n)
 		}
-		ovIn <- encode(t, events.OverridesChanged{Seq: 1})
+		ovIn <- eventstest.Encode(t, events.OverridesChanged{Seq: 1})
 		synctest.Wait()
-		msgs := pub.all()
+		msgs := pub.All()
 		if len(msgs) != 1 {
 			t.Fatalf("published %d catalogs, want 1", len(msgs))
 		}
-		ev, err := decodeCatalog(nil, msgs[0])
+		ev, err := eventstest.DecodeCatalog(nil, msgs[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,16 +306,16 @@ func TestCatalogBuilderOrdering(t *testing.T) {
 		}
 
 		// A stale configuration changes nothing; overrides rebuild.
-		cfgIn <- encode(t, events.SourcesConfigured{Seq: 0})
+		cfgIn <- eventstest.Encode(t, events.SourcesConfigured{Seq: 0})
 		f := false
-		ovIn <- encode(t, events.OverridesChanged{Seq: 2, Overrides: map[string]events.Override{"skills__a": {Assistant: &f}}})
-		ovIn <- encode(t, events.OverridesChanged{Seq: 2})
+		ovIn <- eventstest.Encode(t, events.OverridesChanged{Seq: 2, Overrides: map[string]events.Override{"skills__a": {Assistant: &f}}})
+		ovIn <- eventstest.Encode(t, events.OverridesChanged{Seq: 2})
 		synctest.Wait()
-		msgs = pub.all()
+		msgs = pub.All()
 		if len(msgs) != 2 {
 			t.Fatalf("published %d catalogs, want 2", len(msgs))
 		}
-		ev, err = decodeCatalog(ev.Catalog, msgs[1])
+		ev, err = eventstest.DecodeCatalog(ev.Catalog, msgs[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,14 +346,14 @@ func TestCatalogBuilderStaticRename(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		root := filepath.Join(t.TempDir(), "skills")
 		r, logs := startBuilder(t, root, true)
-		r.write(map[string]string{"a/SKILL.md": skillMD("a", "d"), "b/SKILL.md": skillMD("b", "d")})
+		r.write(map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "d"), "b/SKILL.md": skilltest.SkillMD("b", "d")})
 		if ev := r.rescan(); ev == nil || !cmp.Equal(uris(ev.Catalog), []string{a, b}) {
 			t.Fatalf("first static catalog = %+v, want a and b", lists(ev))
 		}
 		off := false
 		r.overrides(map[string]events.Override{"skills__a": {User: &off}})
 
-		r.write(map[string]string{"a/SKILL.md": skillMD("zz-renamed", "new content")})
+		r.write(map[string]string{"a/SKILL.md": skilltest.SkillMD("zz-renamed", "new content")})
 		ev := r.rescan()
 		if ev == nil || !cmp.Equal(uris(ev.Catalog), []string{a, b}) || !cmp.Equal(ev.Changed, []string{a}) {
 			t.Fatalf("after renaming a: %+v, want a changed under its startup URI", lists(ev))
@@ -370,7 +372,7 @@ func TestCatalogBuilderStaticRename(t *testing.T) {
 			t.Errorf("want one rename warning and no unmatched-override warning:\n%s", logs.String())
 		}
 
-		r.write(map[string]string{"a/SKILL.md": skillMD("a", "back")})
+		r.write(map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "back")})
 		ev = r.rescan()
 		if ev == nil || !ev.Catalog.SkillByURI(a).Listed || ev.Catalog.SkillByURI(a).Description != "back" {
 			t.Errorf("after renaming a back: %+v, want a listed again", lists(ev))

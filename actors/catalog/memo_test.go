@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -35,9 +36,9 @@ func TestBuilderReusesOnlyUnchangedSkills(t *testing.T) {
 	randomSkill := func(src events.Source, k int) events.ScannedSkill {
 		rel := fmt.Sprintf("g/s%d", k)
 		md := fmt.Sprintf(mds[rng.IntN(len(mds))], fmt.Sprintf("s%d", k))
-		files := []events.File{{Path: "SKILL.md", Digest: digest(md), Size: int64(len(md)), ModTime: mod}}
+		files := []events.File{{Path: "SKILL.md", Digest: skilltest.Digest(md), Size: int64(len(md)), ModTime: mod}}
 		if rng.IntN(2) == 0 {
-			files = append(files, events.File{Path: "x.md", Digest: digest(fmt.Sprint(rng.IntN(2))), Size: 1, ModTime: mod})
+			files = append(files, events.File{Path: "x.md", Digest: skilltest.Digest(fmt.Sprint(rng.IntN(2))), Size: 1, ModTime: mod})
 		}
 		return events.ScannedSkill{Dir: src.Root + "/" + rel, RelDir: rel, RealDir: src.Root + "/" + rel,
 			DirID: events.FolderID{Dev: 1, Ino: uint64(rng.IntN(2))}, SkillMD: []byte(md), Files: files}

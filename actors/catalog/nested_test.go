@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -15,9 +16,9 @@ import (
 // enclosing skill is itself skipped stays an error. A skill left out of
 // skills/list and a duplicate are warnings marked Unserved.
 func TestBuildCatalogNestedWithoutFrontmatter(t *testing.T) {
-	parent := scanned("deploy", skillMD("deploy", "Deploys."))
+	parent := scanned("deploy", skilltest.SkillMD("deploy", "Deploys."))
 	phase := "# Phase 1\n"
-	parent.Files = append(parent.Files, events.File{Path: "phases/1/SKILL.md", Digest: digest(phase)})
+	parent.Files = append(parent.Files, events.File{Path: "phases/1/SKILL.md", Digest: skilltest.Digest(phase)})
 	broken := scanned("broken", "# no frontmatter\n")
 	broken.Files = append(broken.Files, events.File{Path: "inner/SKILL.md"})
 	long := make([]byte, 1100)
@@ -31,7 +32,7 @@ func TestBuildCatalogNestedWithoutFrontmatter(t *testing.T) {
 		scanned("loose", "# not in a skill\n"),
 		broken,
 		scanned("broken/inner", "# inner\n"),
-		scanned("long", skillMD("long", string(long))),
+		scanned("long", skilltest.SkillMD("long", string(long))),
 	)
 	type diag struct {
 		File, Level, Rule string

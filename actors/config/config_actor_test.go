@@ -16,6 +16,7 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // The live configuration (issue 11 item 4): the config actor watches
@@ -28,8 +29,8 @@ type cfgRun struct {
 	t        *testing.T
 	home     string
 	path     string
-	pub      *recordingPublisher
-	logs     *syncBuffer
+	pub      *eventstest.Publisher
+	logs     *eventstest.LogBuffer
 	commands chan *message.Message
 	seen     int // messages of pub already looked at
 }
@@ -39,13 +40,13 @@ type cfgRun struct {
 // it the same way. Call inside a synctest bubble.
 func startConfigActor(t *testing.T, home string, env map[string]string, args ...string) *cfgRun {
 	t.Helper()
-	log, logs := captureLogger()
+	log, logs := eventstest.CaptureLog()
 	opts := config.ResolveOptions{Args: args, Home: home, Cwd: home, Getenv: func(k string) string { return env[k] }, Logger: log}
 	cfg, err := config.Resolve(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &cfgRun{t: t, home: home, path: cfg.ConfigPath, pub: newRecordingPublisher(), logs: logs, commands: make(chan *message.Message)}
+	r := &cfgRun{t: t, home: home, path: cfg.ConfigPath, pub: eventstest.NewPublisher(), logs: logs, commands: make(chan *message.Message)}
 	a := config.New(config.Inboxes{Commands: r.commands}, r.pub, &config.Options{
 		Config: cfg,
 		Reload: func() (config.Config, error) { return config.Resolve(opts) },
@@ -69,7 +70,7 @@ func startConfigActor(t *testing.T, home string, env map[string]string, args ...
 
 // published returns the messages published since the last call.
 func (r *cfgRun) published() []*message.Message {
-	all := r.pub.all()
+	all := r.pub.All()
 	out := all[r.seen:]
 	r.seen = len(all)
 	return out
@@ -86,7 +87,7 @@ func (r *cfgRun) within(d time.Duration) []*message.Message {
 // command sends cmd and returns the answer and the events published before it.
 func (r *cfgRun) command(cmd events.ConfigCommand) (events.ConfigApplied, []*message.Message) {
 	r.t.Helper()
-	r.commands <- encode(r.t, cmd)
+	r.commands <- eventstest.Encode(r.t, cmd)
 	synctest.Wait()
 	msgs := r.published()
 	if len(msgs) == 0 {

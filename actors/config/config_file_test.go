@@ -9,6 +9,7 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // loadWithConfigFile runs Resolve with HOME=home and SKILLJACK_STATIC=1,
@@ -16,7 +17,7 @@ import (
 // it wait for ever). It returns the config and the log.
 func loadWithConfigFile(t *testing.T, home string) (config.Config, string) {
 	t.Helper()
-	log, buf := captureLogger()
+	log, buf := eventstest.CaptureLog()
 	type result struct {
 		cfg config.Config
 		err error

@@ -12,7 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/skilljack/skilljack-mcp/actors/config"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 func bundledSource() events.Source {
@@ -283,7 +285,7 @@ func TestLoadConfig(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			log, buf := captureLogger()
+			log, buf := eventstest.CaptureLog()
 			got, err := config.Resolve(config.ResolveOptions{
 				Args: tc.args, Getenv: func(k string) string { return tc.env[k] }, Home: home,
 				Static: tc.static, Cwd: cwd, Logger: log,
@@ -320,7 +322,7 @@ func TestLoadConfig(t *testing.T) {
 func TestLoadConfigHomeAndOverrides(t *testing.T) {
 	home := t.TempDir()
 	cfgPath := filepath.Join(home, ".skilljack", "config.json")
-	writeTree(t, home, map[string]string{".skilljack/config.json": `{
+	skilltest.WriteTree(t, home, map[string]string{".skilljack/config.json": `{
   "skillInvocationOverrides": {
     "skills__a": {"assistant": false, "user": true},
     "skills__b": {"assistant": "no"},
@@ -330,7 +332,7 @@ func TestLoadConfigHomeAndOverrides(t *testing.T) {
   }
 }`})
 	before, _ := os.ReadFile(cfgPath)
-	log, buf := captureLogger()
+	log, buf := eventstest.CaptureLog()
 	got, err := config.Resolve(config.ResolveOptions{
 		Getenv: func(k string) string {
 			if k == "HOME" {
@@ -392,7 +394,7 @@ func TestLoadConfigRemoteSettings(t *testing.T) {
 	}
 	load := func(env map[string]string) (config.Config, string) {
 		t.Helper()
-		log, buf := captureLogger()
+		log, buf := eventstest.CaptureLog()
 		cfg, err := config.Resolve(config.ResolveOptions{Getenv: func(k string) string { return env[k] }, Home: home, Cwd: home, Logger: log})
 		if err != nil {
 			t.Fatal(err)

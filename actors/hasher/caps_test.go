@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -34,11 +35,11 @@ func sparse(t *testing.T, p string, size int64) {
 // caps come from HasherOptions, defaults 4 MiB and 1 MiB.
 func TestHasherSizeCaps(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "lib")
-	writeTree(t, root, map[string]string{
-		"ok/SKILL.md":   skillMD("ok", "d"),
+	skilltest.WriteTree(t, root, map[string]string{
+		"ok/SKILL.md":   skilltest.SkillMD("ok", "d"),
 		"ok/small.md":   "small",
 		"huge/small.md": "never hashed: its skill is skipped",
-		"edge/SKILL.md": skillMD("edge", "d") + strings.Repeat("x", 300),
+		"edge/SKILL.md": skilltest.SkillMD("edge", "d") + strings.Repeat("x", 300),
 		"ok/at-cap.bin": strings.Repeat("y", 1000),
 	})
 	sparse(t, filepath.Join(root, "huge", "SKILL.md"), 256<<20)
@@ -124,8 +125,8 @@ func wantDiag(t *testing.T, diags []events.Diagnostic, file, level string, words
 func TestHasherRecordsSkillFolder(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "lib")
-	writeTree(t, root, map[string]string{"plain/SKILL.md": skillMD("plain", "d"), "plain/f.md": "f"})
-	writeTree(t, base, map[string]string{"elsewhere/linked/SKILL.md": skillMD("linked", "d"), "secret.txt": "secret"})
+	skilltest.WriteTree(t, root, map[string]string{"plain/SKILL.md": skilltest.SkillMD("plain", "d"), "plain/f.md": "f"})
+	skilltest.WriteTree(t, base, map[string]string{"elsewhere/linked/SKILL.md": skilltest.SkillMD("linked", "d"), "secret.txt": "secret"})
 	if err := os.Symlink(filepath.Join(base, "elsewhere", "linked"), filepath.Join(root, "linked")); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestHasherRecordsSkillFolder(t *testing.T) {
 			t.Errorf("skill %s: RealDir %q, DirID %v; want %q and an identity", s.RelDir, s.RealDir, s.DirID, want[s.RelDir])
 		}
 		for _, f := range s.Files {
-			if f.Digest == digest("secret") {
+			if f.Digest == skilltest.Digest("secret") {
 				t.Errorf("skill %s lists %s with the digest of a file outside", s.RelDir, f.Path)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -23,11 +24,11 @@ func cacheTree(t *testing.T, root string, n int) {
 	files := map[string]string{}
 	for i := range n {
 		name := fmt.Sprintf("s%d", i)
-		files[name+"/SKILL.md"] = skillMD(name, "d")
+		files[name+"/SKILL.md"] = skilltest.SkillMD(name, "d")
 		files[name+"/refs/a.md"] = "alpha " + name
 		files[name+"/b.txt"] = "bravo " + name
 	}
-	writeTree(t, root, files)
+	skilltest.WriteTree(t, root, files)
 	time.Sleep(50 * time.Millisecond)
 }
 
@@ -55,7 +56,7 @@ func scanOK(t *testing.T, h *hasher.Hasher, src events.Source) events.SourceScan
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Digest != digest(string(data)) || f.Size != int64(len(data)) {
+			if f.Digest != skilltest.Digest(string(data)) || f.Size != int64(len(data)) {
 				t.Errorf("%s/%s: digest %s size %d, want those of its bytes %q", s.RelDir, f.Path, f.Digest, f.Size, data)
 			}
 		}
@@ -256,7 +257,7 @@ func TestDigestCacheTwoProcesses(t *testing.T) {
 		if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
 			t.Fatal(err)
 		}
-		writeTree(t, shared, map[string]string{fmt.Sprintf("s1/new%d.md", round): "new"})
+		skilltest.WriteTree(t, shared, map[string]string{fmt.Sprintf("s1/new%d.md", round): "new"})
 		_ = os.Remove(filepath.Join(shared, "s2", "b.txt"))
 		time.Sleep(50 * time.Millisecond)
 	}

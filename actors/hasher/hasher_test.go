@@ -24,11 +24,13 @@ import (
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 func newTestHasher(opts *hasher.Options) *hasher.Hasher {
-	return hasher.New(hasher.Inboxes{Configured: make(chan *message.Message)}, newRecordingPublisher(), opts)
+	return hasher.New(hasher.Inboxes{Configured: make(chan *message.Message)}, eventstest.NewPublisher(), opts)
 }
 
 func localSource(root string) events.Source {
@@ -63,7 +65,7 @@ func relDirs(scan events.SourceScanned) []string {
 // TestScanDiscovery pins which folders are skills and what their manifests
 // hold (DESIGN "Where skills come from"; BR-17, BR-18, BR-20, SEP2640-R25).
 func TestScanDiscovery(t *testing.T) {
-	md := skillMD("x", "d")
+	md := skilltest.SkillMD("x", "d")
 	tests := []struct {
 		name      string
 		files     map[string]string
@@ -175,7 +177,7 @@ func TestScanDiscovery(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "skills")
-			writeTree(t, root, tc.files)
+			skilltest.WriteTree(t, root, tc.files)
 			scan, err := newTestHasher(nil).Scan(t.Context(), localSource(root))
 			if err != nil {
 				t.Fatal(err)
@@ -202,7 +204,7 @@ func TestScanDiscovery(t *testing.T) {
 				}
 				rel := strings.TrimPrefix(strings.TrimPrefix(s.Dir, root), string(filepath.Separator))
 				want := tc.files[path.Join(filepath.ToSlash(rel), s.Files[0].OnDisk())]
-				if string(s.SkillMD) != want || s.Files[0].Digest != digest(want) || s.Files[0].Size != int64(len(want)) {
+				if string(s.SkillMD) != want || s.Files[0].Digest != skilltest.Digest(want) || s.Files[0].Size != int64(len(want)) {
 					t.Errorf("%s: SkillMD, digest, size do not describe the file", s.RelDir)
 				}
 			}
@@ -214,7 +216,7 @@ func TestScanDiscovery(t *testing.T) {
 func TestScanDigests(t *testing.T) {
 	root := t.TempDir()
 	md := "\ufeff---\r\nname: a\r\ndescription: d\r\n---\r\n"
-	writeTree(t, root, map[string]string{"a/SKILL.md": md, "a/f.bin": "\x00\x01\x02"})
+	skilltest.WriteTree(t, root, map[string]string{"a/SKILL.md": md, "a/f.bin": "\x00\x01\x02"})
 	scan, err := newTestHasher(nil).Scan(t.Context(), localSource(root))
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +228,7 @@ func TestScanDigests(t *testing.T) {
 		got = append(got, f)
 	}
 	want := []events.File{
-		{Path: "SKILL.md", Digest: digest(md), Size: int64(len(md))},
+		{Path: "SKILL.md", Digest: skilltest.Digest(md), Size: int64(len(md))},
 		{Path: "f.bin", Digest: "sha256:ae4b3280e56e2faf83f414a6e3dabe9d5fbe18976544c05fed121accb85b53fc", Size: 3},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -241,7 +243,7 @@ func TestScanDigests(t *testing.T) {
 // the SKILL.md bytes into the catalog, so nobody reads a file to serve the
 // SKILL.md or to type a file.
 func TestScanRecordsContent(t *testing.T) {
-	md := skillMD("a", "d")
+	md := skilltest.SkillMD("a", "d")
 	tree := map[string]string{
 		"a/SKILL.md":          md,
 		"a/notes.unknownext":  "plain words\n",
@@ -250,7 +252,7 @@ func TestScanRecordsContent(t *testing.T) {
 		"a/latin1.txt":        "caf\xe9",
 		"a/data.JSON":         "{}",
 		"a/long":              strings.Repeat("z", 9000) + "\xff",
-		"a/nested/b/SKILL.md": skillMD("b", "d"),
+		"a/nested/b/SKILL.md": skilltest.SkillMD("b", "d"),
 	}
 	type rec struct {
 		MIME string
@@ -280,13 +282,13 @@ func TestScanRecordsContent(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("MIME types and text flags mismatch (-want +got):\n%s", diff)
 		}
-		if string(sk.SkillMD) != md || sk.Files[0].Digest != digest(md) {
+		if string(sk.SkillMD) != md || sk.Files[0].Digest != skilltest.Digest(md) {
 			t.Errorf("SkillMD = %q, want the bytes Files[0] describes", sk.SkillMD)
 		}
 	}
 
 	root := t.TempDir()
-	writeTree(t, root, tree)
+	skilltest.WriteTree(t, root, tree)
 	h := newTestHasher(nil)
 	src := localSource(root)
 	first, err := h.Scan(t.Context(), src)
@@ -332,12 +334,12 @@ func TestScanRecordsContent(t *testing.T) {
 func TestScanSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "skills")
-	writeTree(t, dir, map[string]string{
-		"shared/wrap-up/SKILL.md": skillMD("wrap-up", "Summarise the session."),
+	skilltest.WriteTree(t, dir, map[string]string{
+		"shared/wrap-up/SKILL.md": skilltest.SkillMD("wrap-up", "Summarise the session."),
 		"shared/secret.txt":       "secret",
-		"skills/own/SKILL.md":     skillMD("own", "d"),
+		"skills/own/SKILL.md":     skilltest.SkillMD("own", "d"),
 		"skills/own/real.md":      "real",
-		"team/grouped/SKILL.md":   skillMD("grouped", "d"),
+		"team/grouped/SKILL.md":   skilltest.SkillMD("grouped", "d"),
 	})
 	links := map[string]string{
 		"skills/wrap-up":      "../shared/wrap-up",
@@ -400,7 +402,7 @@ func diagPrefixes(diags []events.Diagnostic, want []string) []string {
 // outside the source, src1/loop -> .. repeated the catalog and served the
 // parent folder, and src1/rootlink -> / walked the whole file system.
 func TestScanSymlinkContainment(t *testing.T) {
-	md := skillMD("x", "d")
+	md := skilltest.SkillMD("x", "d")
 	tests := []struct {
 		name  string
 		files map[string]string // below the test folder; the source is src1
@@ -488,7 +490,7 @@ func TestScanSymlinkContainment(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeTree(t, dir, tc.files)
+			skilltest.WriteTree(t, dir, tc.files)
 			for l, target := range tc.links {
 				if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(l))); err != nil {
 					t.Skipf("cannot create symlinks: %v", err)
@@ -517,11 +519,11 @@ func TestScanSymlinkContainment(t *testing.T) {
 // again; a changed one is.
 func TestScanCache(t *testing.T) {
 	root := t.TempDir()
-	files := map[string]string{"a/SKILL.md": skillMD("a", "d")}
+	files := map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "d")}
 	for i := range 20 {
 		files[fmt.Sprintf("a/assets/%02d.bin", i)] = strings.Repeat("x", i)
 	}
-	writeTree(t, root, files)
+	skilltest.WriteTree(t, root, files)
 	h := newTestHasher(&hasher.Options{Workers: 3})
 	src := localSource(root)
 	first, err := h.Scan(t.Context(), src)
@@ -558,8 +560,8 @@ func TestScanCache(t *testing.T) {
 		t.Errorf("scan after a change Hashed = %d, want 1", third.Hashed)
 	}
 	for _, f := range third.Skills[0].Files {
-		if f.Path == "assets/03.bin" && f.Digest != digest("changed!") {
-			t.Errorf("changed file digest = %s, want %s", f.Digest, digest("changed!"))
+		if f.Path == "assets/03.bin" && f.Digest != skilltest.Digest("changed!") {
+			t.Errorf("changed file digest = %s, want %s", f.Digest, skilltest.Digest("changed!"))
 		}
 	}
 }
@@ -571,7 +573,7 @@ func TestScanUnreadableFile(t *testing.T) {
 		t.Skip("root reads everything")
 	}
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD("a", "d"), "a/locked.txt": "x", "a/ok.txt": "y"})
+	skilltest.WriteTree(t, root, map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "d"), "a/locked.txt": "x", "a/ok.txt": "y"})
 	if err := os.Chmod(filepath.Join(root, "a", "locked.txt"), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -621,10 +623,10 @@ func TestScanBundled(t *testing.T) {
 	}
 
 	fsys := fstest.MapFS{
-		"one/SKILL.md":        {Data: []byte(skillMD("one", "d"))},
+		"one/SKILL.md":        {Data: []byte(skilltest.SkillMD("one", "d"))},
 		"one/ref.md":          {Data: []byte("r")},
 		"one/.hidden":         {Data: []byte("h")},
-		"skills/two/SKILL.md": {Data: []byte(skillMD("two", "d"))},
+		"skills/two/SKILL.md": {Data: []byte(skilltest.SkillMD("two", "d"))},
 	}
 	scan, err = newTestHasher(&hasher.Options{Bundled: fsys}).Scan(t.Context(), src)
 	if err != nil {
@@ -653,7 +655,7 @@ func TestScanRemoteKind(t *testing.T) {
 	if err != nil || len(scan.Skills) != 0 || len(scan.Diagnostics) != 0 {
 		t.Fatalf("Scan(unsynced github) = %d skills, %v, %v; want none, no diagnostics, nil", len(scan.Skills), scan.Diagnostics, err)
 	}
-	writeTree(t, cache, map[string]string{"x/SKILL.md": skillMD("x", "d")})
+	skilltest.WriteTree(t, cache, map[string]string{"x/SKILL.md": skilltest.SkillMD("x", "d")})
 	scan, err = h.Scan(t.Context(), src)
 	if err != nil || len(scan.Skills) != 1 || scan.Skills[0].RelDir != "x" {
 		t.Fatalf("Scan(synced github) = %+v, %v; want skill x", scan.Skills, err)
@@ -669,7 +671,7 @@ func BenchmarkScan(b *testing.B) {
 		if err := os.MkdirAll(filepath.Join(dir, "refs"), 0o755); err != nil {
 			b.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD(fmt.Sprintf("skill-%02d", i), "d")), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skilltest.SkillMD(fmt.Sprintf("skill-%02d", i), "d")), 0o644); err != nil {
 			b.Fatal(err)
 		}
 		for j := range 20 {
@@ -705,14 +707,14 @@ type hasherRun struct {
 	t       *testing.T
 	cfgIn   chan *message.Message
 	changes chan *message.Message
-	pub     *recordingPublisher
+	pub     *eventstest.Publisher
 	cfg     events.SourcesConfigured
 	seq     uint64
 }
 
 func startHasher(t *testing.T, cfg events.SourcesConfigured) *hasherRun {
 	t.Helper()
-	r := &hasherRun{t: t, cfgIn: make(chan *message.Message), changes: make(chan *message.Message), pub: newRecordingPublisher(), cfg: cfg}
+	r := &hasherRun{t: t, cfgIn: make(chan *message.Message), changes: make(chan *message.Message), pub: eventstest.NewPublisher(), cfg: cfg}
 	h := hasher.New(hasher.Inboxes{Configured: r.cfgIn, Changes: r.changes}, r.pub, &hasher.Options{Workers: 2})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
@@ -723,14 +725,14 @@ func startHasher(t *testing.T, cfg events.SourcesConfigured) *hasherRun {
 			t.Errorf("Run = %v, want nil", err)
 		}
 	})
-	r.cfgIn <- encode(t, cfg)
+	r.cfgIn <- eventstest.Encode(t, cfg)
 	return r
 }
 
 // next returns the next published scan.
 func (r *hasherRun) next() events.SourceScanned {
 	r.t.Helper()
-	ev, err := events.Decode[events.SourceScanned](<-r.pub.ch)
+	ev, err := events.Decode[events.SourceScanned](<-r.pub.C)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -742,7 +744,7 @@ func (r *hasherRun) next() events.SourceScanned {
 func (r *hasherRun) change(paths []string, rescan bool) events.SourceScanned {
 	r.t.Helper()
 	r.seq++
-	r.changes <- encode(r.t, events.FilesChanged{Seq: r.seq, ConfigSeq: r.cfg.Seq, Source: r.cfg.Sources[0], Paths: paths, Rescan: rescan})
+	r.changes <- eventstest.Encode(r.t, events.FilesChanged{Seq: r.seq, ConfigSeq: r.cfg.Seq, Source: r.cfg.Sources[0], Paths: paths, Rescan: rescan})
 	return r.next()
 }
 
@@ -822,7 +824,7 @@ func (o *fsOps) op() {
 		if o.rnd.IntN(6) == 0 {
 			md = "skill.md"
 		}
-		o.write(path.Join(dir, md), skillMD(path.Base(dir), "d"+content()))
+		o.write(path.Join(dir, md), skilltest.SkillMD(path.Base(dir), "d"+content()))
 		extra := []string{"ref.md", "scripts/run.sh", ".env", "node_modules/x.js", "deep/er/note.txt"}
 		for range o.rnd.IntN(4) {
 			f, _ := o.pick(extra)
@@ -850,7 +852,7 @@ func (o *fsOps) op() {
 			if o.rnd.IntN(2) == 0 {
 				o.write(f, "# no frontmatter "+content())
 			} else {
-				o.write(f, skillMD(path.Base(path.Dir(f)), "fixed"+content()))
+				o.write(f, skilltest.SkillMD(path.Base(path.Dir(f)), "fixed"+content()))
 			}
 			o.report(f)
 		}
@@ -902,7 +904,7 @@ func TestRescanMatchesFullScan(t *testing.T) {
 				o.op()
 				if o.rnd.IntN(3) == 0 {
 					o.n++
-					o.write(fmt.Sprintf("acme/team%d/s%d/SKILL.md", o.n%3, o.n), skillMD(fmt.Sprintf("s%d", o.n), "d"))
+					o.write(fmt.Sprintf("acme/team%d/s%d/SKILL.md", o.n%3, o.n), skilltest.SkillMD(fmt.Sprintf("s%d", o.n), "d"))
 				}
 			}
 			src := localSource(root)
@@ -939,7 +941,7 @@ func writeSkills(tb testing.TB, root string, n int) string {
 			tb.Fatal(err)
 		}
 		files := map[string]string{
-			"SKILL.md":      skillMD(fmt.Sprintf("skill-%04d", i), "d"),
+			"SKILL.md":      skilltest.SkillMD(fmt.Sprintf("skill-%04d", i), "d"),
 			"refs/guide.md": strings.Repeat("g", 2048),
 			"refs/api.md":   strings.Repeat("a", 4096),
 			"run.sh":        "echo hi\n",
@@ -980,7 +982,7 @@ func TestRescanOneFile(t *testing.T) {
 		for _, s := range got.Skills {
 			for _, f := range s.Files {
 				if filepath.Join(s.Dir, filepath.FromSlash(f.Path)) == edited {
-					found = f.Digest == digest("edited")
+					found = f.Digest == skilltest.Digest("edited")
 				}
 			}
 		}
@@ -998,15 +1000,15 @@ func TestRescanOneFile(t *testing.T) {
 // of a root that vanished reports it like a full scan.
 func TestRescanIgnoresOtherConfig(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "skills")
-	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD("a", "d")})
+	skilltest.WriteTree(t, root, map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "d")})
 	src := localSource(root)
 	synctest.Test(t, func(t *testing.T) {
 		r := startHasher(t, events.SourcesConfigured{Seq: 3, Sources: []events.Source{src}})
 		r.next()
-		r.changes <- encode(t, events.FilesChanged{Seq: 5, ConfigSeq: 2, Source: src, Rescan: true})
-		r.changes <- encode(t, events.FilesChanged{Seq: 5, ConfigSeq: 3, Source: events.Source{ID: "9", Root: root}, Rescan: true})
+		r.changes <- eventstest.Encode(t, events.FilesChanged{Seq: 5, ConfigSeq: 2, Source: src, Rescan: true})
+		r.changes <- eventstest.Encode(t, events.FilesChanged{Seq: 5, ConfigSeq: 3, Source: events.Source{ID: "9", Root: root}, Rescan: true})
 		synctest.Wait()
-		if n := len(r.pub.all()); n != 1 {
+		if n := len(r.pub.All()); n != 1 {
 			t.Fatalf("published %d scans, want 1 (changes for another configuration or source ignored)", n)
 		}
 		r.seq = 5
@@ -1017,9 +1019,9 @@ func TestRescanIgnoresOtherConfig(t *testing.T) {
 		if len(got.Skills) != 0 || len(got.Diagnostics) != 1 || !strings.Contains(got.Diagnostics[0].Message, "not found") {
 			t.Errorf("scan of a vanished root: %d skills, diagnostics %v; want none, one 'not found'", len(got.Skills), got.Diagnostics)
 		}
-		r.changes <- encode(t, events.FilesChanged{Seq: 4, ConfigSeq: 3, Source: src, Rescan: true}) // older Seq
+		r.changes <- eventstest.Encode(t, events.FilesChanged{Seq: 4, ConfigSeq: 3, Source: src, Rescan: true}) // older Seq
 		synctest.Wait()
-		if n := len(r.pub.all()); n != 2 {
+		if n := len(r.pub.All()); n != 2 {
 			t.Errorf("published %d scans, want 2 (stale change ignored)", n)
 		}
 	})

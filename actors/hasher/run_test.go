@@ -11,14 +11,16 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // TestHasherRunPublishes checks the hasher actor: one scan per served
 // source, increasing Seq, ConfigSeq set, remote sources skipped.
 func TestHasherRunPublishes(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD("a", "d")})
+	skilltest.WriteTree(t, root, map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "d")})
 	cfg := events.SourcesConfigured{Seq: 4, Sources: []events.Source{
 		localSource(root),
 		{ID: "1", Kind: events.SourceWellKnown, Location: "https://example.com", Root: filepath.Join(root, "..", "unsynced-cache")},
@@ -27,14 +29,14 @@ func TestHasherRunPublishes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		in := make(chan *message.Message)
-		pub := newRecordingPublisher()
+		pub := eventstest.NewPublisher()
 		h := hasher.New(hasher.Inboxes{Configured: in}, pub, &hasher.Options{Bundled: actors.Bundled()})
 		done := make(chan error)
 		go func() { done <- h.Run(ctx) }()
-		in <- encode(t, cfg)
-		in <- encode(t, events.SourcesConfigured{Seq: 2, Sources: cfg.Sources}) // stale: ignored
+		in <- eventstest.Encode(t, cfg)
+		in <- eventstest.Encode(t, events.SourcesConfigured{Seq: 2, Sources: cfg.Sources}) // stale: ignored
 		for range 3 {
-			<-pub.ch
+			<-pub.C
 		}
 		synctest.Wait()
 		type row struct {
@@ -43,7 +45,7 @@ func TestHasherRunPublishes(t *testing.T) {
 			Skills, Hashed int
 		}
 		var got []row
-		for _, m := range pub.all() {
+		for _, m := range pub.All() {
 			ev, err := events.Decode[events.SourceScanned](m)
 			if err != nil {
 				t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -19,7 +20,7 @@ func benchCatalog(n int) *events.Catalog {
 		sk := events.Skill{QualifiedName: "skills__" + name, Name: name, Description: "Generated " + name,
 			SkillPath: path, URI: "skill://" + path + "/SKILL.md", Listed: true, ModelInvocable: true, UserInvocable: true}
 		for _, p := range []string{"SKILL.md", "references/guide.md", "scripts/run.py", "assets/data.txt"} {
-			sk.Files = append(sk.Files, events.File{Path: p, Digest: digest(path + p), Size: 100, ModTime: mod})
+			sk.Files = append(sk.Files, events.File{Path: p, Digest: skilltest.Digest(path + p), Size: 100, ModTime: mod})
 		}
 		skills[i] = sk
 	}
@@ -35,7 +36,7 @@ func BenchmarkUpdatedURIs(b *testing.B) {
 	skills := append([]events.Skill(nil), prev.Skills...)
 	sk := &skills[4242]
 	sk.Files = append([]events.File(nil), sk.Files...)
-	sk.Files[2].Digest = digest("edited")
+	sk.Files[2].Digest = skilltest.Digest("edited")
 	next := events.NewCatalog(2, false, skills, nil)
 	if got := notifier.UpdatedURIs(prev, next); len(got) != 1 {
 		b.Fatalf("UpdatedURIs = %v, want one URI", got)

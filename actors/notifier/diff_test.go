@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -31,7 +32,7 @@ func TestUpdatedURIsMatchesFileByFile(t *testing.T) {
 				abs := p + "/" + f
 				d, ok := prev[abs]
 				if !ok || rng.IntN(4) == 0 {
-					d = digest(fmt.Sprint(rng.IntN(3)))
+					d = skilltest.Digest(fmt.Sprint(rng.IntN(3)))
 				}
 				if f == "SKILL.md" || rng.IntN(5) > 0 {
 					disk[abs] = d

@@ -13,7 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // notifierCatalog builds a catalog of listed skills "skills/<d>" from files
@@ -22,10 +24,10 @@ func notifierCatalog(version uint64, files map[string]string, skillDirs ...strin
 	var skills []events.Skill
 	for _, d := range skillDirs {
 		s := events.Skill{QualifiedName: "skills__" + d, Name: d, SkillPath: "skills/" + d, URI: "skill://skills/" + d + "/SKILL.md", Listed: true}
-		s.Files = append(s.Files, events.File{Path: "SKILL.md", Digest: digest(files[d+"/SKILL.md"])})
+		s.Files = append(s.Files, events.File{Path: "SKILL.md", Digest: skilltest.Digest(files[d+"/SKILL.md"])})
 		for p, c := range files {
 			if rest, ok := strings.CutPrefix(p, d+"/"); ok && rest != "SKILL.md" {
-				s.Files = append(s.Files, events.File{Path: rest, Digest: digest(c)})
+				s.Files = append(s.Files, events.File{Path: rest, Digest: skilltest.Digest(c)})
 			}
 		}
 		skills = append(skills, s)
@@ -55,7 +57,7 @@ func runNotifier(t *testing.T, steps []notifierStep) []notice {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		in := make(chan *message.Message)
-		pub := newRecordingPublisher()
+		pub := eventstest.NewPublisher()
 		n := notifier.New(notifier.Inboxes{Catalog: in}, pub, nil)
 		done := make(chan error)
 		go func() { done <- n.Run(ctx) }()
@@ -63,7 +65,7 @@ func runNotifier(t *testing.T, steps []notifierStep) []notice {
 		received := make(chan struct{})
 		go func() {
 			defer close(received)
-			for m := range pub.ch {
+			for m := range pub.C {
 				ev, err := events.Decode[events.ResourcesUpdated](m)
 				if err != nil {
 					t.Error(err)
@@ -75,14 +77,14 @@ func runNotifier(t *testing.T, steps []notifierStep) []notice {
 			// Fake time: the bubble's clock jumps once every goroutine is
 			// blocked, firing due timers on the way.
 			time.Sleep(s.after)
-			in <- encode(t, events.CatalogChanged{Catalog: s.cat})
+			in <- eventstest.Encode(t, events.CatalogChanged{Catalog: s.cat})
 		}
 		time.Sleep(3 * d)
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run = %v, want nil", err)
 		}
-		close(pub.ch)
+		close(pub.C)
 		<-received
 	})
 	return got
@@ -164,15 +166,15 @@ func TestNotifierDebounceOption(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		in := make(chan *message.Message)
-		pub := newRecordingPublisher()
+		pub := eventstest.NewPublisher()
 		n := notifier.New(notifier.Inboxes{Catalog: in}, pub, &notifier.Options{Debounce: time.Second})
 		go n.Run(ctx)
 		v1 := notifierCatalog(1, map[string]string{"a/SKILL.md": "a"}, "a")
 		v2 := notifierCatalog(2, map[string]string{"a/SKILL.md": "a2"}, "a")
-		in <- encode(t, events.CatalogChanged{Catalog: v1})
-		in <- encode(t, events.CatalogChanged{Catalog: v2})
+		in <- eventstest.Encode(t, events.CatalogChanged{Catalog: v1})
+		in <- eventstest.Encode(t, events.CatalogChanged{Catalog: v2})
 		start := time.Now()
-		<-pub.ch
+		<-pub.C
 		if got := time.Since(start); got != time.Second {
 			t.Errorf("notice sent after %v, want 1s", got)
 		}
@@ -266,7 +268,7 @@ func TestNotifierIndexAndGone(t *testing.T) {
 			name: "an unlisted skill comes and goes: not the index",
 			steps: []notifierStep{{0, v1},
 				{0, events.NewCatalog(2, false, append(slices.Clone(v1.Skills), events.Skill{QualifiedName: "skills__h", Name: "h", SkillPath: "skills/h",
-					URI: "skill://skills/h/SKILL.md", Files: []events.File{{Path: "SKILL.md", Digest: digest("h")}}}), nil)},
+					URI: "skill://skills/h/SKILL.md", Files: []events.File{{Path: "SKILL.md", Digest: skilltest.Digest("h")}}}), nil)},
 				{0, with(3, nil, "a", "b")}},
 			want: []notice{{d, events.ResourcesUpdated{Version: 3, URIs: []string{"skill://skills/h/SKILL.md"}, Gone: []string{"skill://skills/h/SKILL.md"}}}},
 		},
@@ -287,9 +289,9 @@ func TestNotifierIndexAndGone(t *testing.T) {
 func TestNotifierNestedSkillGone(t *testing.T) {
 	const d = notifier.DefaultDebounce
 	outer := events.Skill{QualifiedName: "skills__o", Name: "o", SkillPath: "skills/o", URI: "skill://skills/o/SKILL.md", Listed: true,
-		Files: []events.File{{Path: "SKILL.md", Digest: digest("o")}, {Path: "i/SKILL.md", Digest: digest("i")}, {Path: "i/r.md", Digest: digest("r")}}}
+		Files: []events.File{{Path: "SKILL.md", Digest: skilltest.Digest("o")}, {Path: "i/SKILL.md", Digest: skilltest.Digest("i")}, {Path: "i/r.md", Digest: skilltest.Digest("r")}}}
 	inner := events.Skill{QualifiedName: "skills__o__i", Name: "i", SkillPath: "skills/o/i", URI: "skill://skills/o/i/SKILL.md", Listed: true,
-		Files: []events.File{{Path: "SKILL.md", Digest: digest("i")}, {Path: "r.md", Digest: digest("r")}}}
+		Files: []events.File{{Path: "SKILL.md", Digest: skilltest.Digest("i")}, {Path: "r.md", Digest: skilltest.Digest("r")}}}
 	got := runNotifier(t, []notifierStep{
 		{0, events.NewCatalog(1, false, []events.Skill{outer, inner}, nil)},
 		{0, events.NewCatalog(2, false, []events.Skill{outer}, nil)},

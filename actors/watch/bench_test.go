@@ -9,6 +9,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -41,7 +42,7 @@ func skillTree(b *testing.B, n int) (string, int) {
 			}
 		}
 		dirs += 1 + len(sub)
-		if err := os.WriteFile(filepath.Join(s, "SKILL.md"), []byte(skillMD(fmt.Sprintf("s%05d", i), "d")), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(s, "SKILL.md"), []byte(skilltest.SkillMD(fmt.Sprintf("s%05d", i), "d")), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"go.uber.org/goleak"
 
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/actors/watch"
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -244,10 +245,10 @@ func TestWatcherFileEdit(t *testing.T) {
 		name   string
 		change func(t *testing.T, f string)
 	}{
-		{"write", func(t *testing.T, f string) { write(t, f, skillMD("pdf", "v2")) }},
+		{"write", func(t *testing.T, f string) { write(t, f, skilltest.SkillMD("pdf", "v2")) }},
 		{"rename over", func(t *testing.T, f string) {
 			tmp := filepath.Join(t.TempDir(), "SKILL.md.tmp")
-			write(t, tmp, skillMD("pdf", "v2"))
+			write(t, tmp, skilltest.SkillMD("pdf", "v2"))
 			if err := os.Rename(tmp, f); err != nil {
 				t.Fatal(err)
 			}
@@ -261,7 +262,7 @@ func TestWatcherFileEdit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			f := filepath.Join(root, "pdf", "SKILL.md")
-			write(t, f, skillMD("pdf", "v1"))
+			write(t, f, skilltest.SkillMD("pdf", "v1"))
 			tw := startWatcher(t, nil)
 			tw.configure(t, 1, root)
 
@@ -324,7 +325,7 @@ func TestWatcherNewFolder(t *testing.T) {
 
 	for i := range 20 {
 		md := filepath.Join(root, fmt.Sprintf("a%d", i), "b", "new-skill", "SKILL.md")
-		write(t, md, skillMD("new-skill", "Created after start."))
+		write(t, md, skilltest.SkillMD("new-skill", "Created after start."))
 		tw.rec.waitFor(t, md, hasAll(md))
 	}
 }
@@ -333,7 +334,7 @@ func TestWatcherNewFolder(t *testing.T) {
 // into the root in one step.
 func TestWatcherMoveIn(t *testing.T) {
 	root, staging := t.TempDir(), t.TempDir()
-	write(t, filepath.Join(staging, "new-skill", "SKILL.md"), skillMD("new-skill", "Created after start."))
+	write(t, filepath.Join(staging, "new-skill", "SKILL.md"), skilltest.SkillMD("new-skill", "Created after start."))
 	write(t, filepath.Join(staging, "new-skill", "ref", "guide.md"), "guide")
 	tw := startWatcher(t, nil)
 	tw.configure(t, 1, root)
@@ -357,12 +358,12 @@ func TestWatcherMissingRoot(t *testing.T) {
 	tw.configure(t, 1, root)
 
 	md := filepath.Join(root, "new-skill", "SKILL.md")
-	write(t, md, skillMD("new-skill", "Created after start."))
+	write(t, md, skilltest.SkillMD("new-skill", "Created after start."))
 	tw.rec.waitFor(t, "Rescan of the new root", rescanOf(root, 0))
 
 	// Now watched recursively: later edits are reported by path.
 	md2 := filepath.Join(root, "other", "SKILL.md")
-	write(t, md2, skillMD("other", "Later."))
+	write(t, md2, skilltest.SkillMD("other", "Later."))
 	tw.rec.waitFor(t, md2, hasAll(md2))
 }
 
@@ -370,7 +371,7 @@ func TestWatcherMissingRoot(t *testing.T) {
 // skills go away), and it is picked up again when it comes back.
 func TestWatcherRootRemoved(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "root")
-	write(t, filepath.Join(root, "pdf", "SKILL.md"), skillMD("pdf", "v1"))
+	write(t, filepath.Join(root, "pdf", "SKILL.md"), skilltest.SkillMD("pdf", "v1"))
 	tw := startWatcher(t, nil)
 	tw.configure(t, 1, root)
 
@@ -380,7 +381,7 @@ func TestWatcherRootRemoved(t *testing.T) {
 	n := len(tw.rec.waitFor(t, "Rescan after removal", rescanOf(root, 0)))
 
 	md := filepath.Join(root, "pdf", "SKILL.md")
-	write(t, md, skillMD("pdf", "v2"))
+	write(t, md, skilltest.SkillMD("pdf", "v2"))
 	tw.rec.waitFor(t, "Rescan after re-creation", rescanOf(root, n))
 
 	md2 := filepath.Join(root, "pdf", "more.md")
@@ -444,9 +445,9 @@ func TestWatcherReconfigure(t *testing.T) {
 func TestWatcherLinkedSkill(t *testing.T) {
 	root, elsewhere := t.TempDir(), t.TempDir()
 	for _, n := range []string{"early", "late"} {
-		write(t, filepath.Join(elsewhere, n, "SKILL.md"), skillMD(n, "linked"))
+		write(t, filepath.Join(elsewhere, n, "SKILL.md"), skilltest.SkillMD(n, "linked"))
 	}
-	write(t, filepath.Join(elsewhere, "container", "x", "SKILL.md"), skillMD("x", "not followed"))
+	write(t, filepath.Join(elsewhere, "container", "x", "SKILL.md"), skilltest.SkillMD("x", "not followed"))
 	if err := os.Symlink(filepath.Join(elsewhere, "early"), filepath.Join(root, "early")); err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +457,7 @@ func TestWatcherLinkedSkill(t *testing.T) {
 	tw := startWatcher(t, nil)
 	tw.configure(t, 1, root)
 
-	write(t, filepath.Join(elsewhere, "early", "SKILL.md"), skillMD("early", "v2"))
+	write(t, filepath.Join(elsewhere, "early", "SKILL.md"), skilltest.SkillMD("early", "v2"))
 	tw.rec.waitFor(t, "the early link's SKILL.md", hasAll(filepath.Join(root, "early", "SKILL.md")))
 
 	if err := os.MkdirAll(filepath.Join(root, "skills"), 0o755); err != nil {
@@ -468,7 +469,7 @@ func TestWatcherLinkedSkill(t *testing.T) {
 	}
 	tw.rec.waitFor(t, link, hasAll(link))
 	write(t, filepath.Join(elsewhere, "late", "ref.md"), "ref")
-	write(t, filepath.Join(elsewhere, "container", "x", "SKILL.md"), skillMD("x", "v2"))
+	write(t, filepath.Join(elsewhere, "container", "x", "SKILL.md"), skilltest.SkillMD("x", "v2"))
 	got := tw.rec.waitFor(t, "the late link's new file", hasAll(filepath.Join(link, "ref.md")))
 	if p := filepath.Join(root, "container", "x", "SKILL.md"); reported(got)[p] {
 		t.Errorf("reported %s inside a linked container, which the hasher does not follow", p)
@@ -484,7 +485,7 @@ func TestWatcherIgnoresGitAndNodeModules(t *testing.T) {
 	write(t, filepath.Join(root, ".git", "objects", "ab"), "x")
 	write(t, filepath.Join(root, "s", "node_modules", "m", "index.js"), "x")
 	hidden := filepath.Join(root, ".claude", "skills", "x", "SKILL.md")
-	write(t, hidden, skillMD("x", "hidden container"))
+	write(t, hidden, skilltest.SkillMD("x", "hidden container"))
 	for _, ev := range tw.rec.waitFor(t, hidden, hasAll(hidden)) {
 		for _, p := range ev.Paths {
 			if strings.Contains(p, ".git") || strings.Contains(p, "node_modules") {
@@ -618,7 +619,7 @@ func TestWatcherParentsRecreated(t *testing.T) {
 	top := filepath.Join(base, "p")
 	mid := filepath.Join(top, "q")
 	root := filepath.Join(mid, "root")
-	write(t, filepath.Join(root, "s", "SKILL.md"), skillMD("s", "v1"))
+	write(t, filepath.Join(root, "s", "SKILL.md"), skilltest.SkillMD("s", "v1"))
 	tw := startWatcher(t, nil)
 	tw.configure(t, 1, root)
 
@@ -641,7 +642,7 @@ func TestWatcherParentsRecreated(t *testing.T) {
 		}
 		dir := filepath.Join(root, fmt.Sprintf("k%d", i))
 		md := filepath.Join(dir, "SKILL.md")
-		write(t, md, skillMD("k", "recreated"))
+		write(t, md, skilltest.SkillMD("k", "recreated"))
 		tw.rec.waitFor(t, fmt.Sprintf("Rescan or %s (round %d)", md, i), rescanOrPath(root, md, n))
 		tw.pokeUntilReported(t, dir, dir)
 	}
@@ -678,8 +679,8 @@ func TestWatcherRootLinkRetargeted(t *testing.T) {
 			v1, v2 := filepath.Join(base, "v1"), filepath.Join(base, "v2")
 			link := filepath.Join(base, "current")
 			root := filepath.Join(link, tc.sub)
-			write(t, filepath.Join(v1, tc.sub, "a", "SKILL.md"), skillMD("a", "v1"))
-			write(t, filepath.Join(v2, tc.sub, "b", "SKILL.md"), skillMD("b", "v2"))
+			write(t, filepath.Join(v1, tc.sub, "a", "SKILL.md"), skilltest.SkillMD("a", "v1"))
+			write(t, filepath.Join(v2, tc.sub, "b", "SKILL.md"), skilltest.SkillMD("b", "v2"))
 			symlink(t, v1, link)
 			tw := startWatcher(t, nil)
 			tw.configure(t, 1, root)

@@ -21,7 +21,9 @@ import (
 
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/remote/github"
+	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // The GitHub poller on its own (issue 6, reference §4): a small fake of the
@@ -204,8 +206,8 @@ type pollerRun struct {
 	in chan *message.Message
 	// syncs is the poller's sync.requested inbox.
 	syncs chan *message.Message
-	pub   *recordingPublisher
-	logs  *syncBuffer
+	pub   *eventstest.Publisher
+	logs  *eventstest.LogBuffer
 	cache string
 	stop  func()
 }
@@ -218,8 +220,8 @@ func startPoller(t *testing.T, api *ghAPI, cfg config.GitHub, locs ...string) *p
 		cfg.CacheDir = t.TempDir()
 	}
 	cfg.APIURL = api.srv.URL
-	log, logs := captureLogger()
-	r := &pollerRun{t: t, in: make(chan *message.Message, 10), syncs: make(chan *message.Message, 10), pub: newRecordingPublisher(), logs: logs, cache: cfg.CacheDir}
+	log, logs := eventstest.CaptureLog()
+	r := &pollerRun{t: t, in: make(chan *message.Message, 10), syncs: make(chan *message.Message, 10), pub: eventstest.NewPublisher(), logs: logs, cache: cfg.CacheDir}
 	r.p = github.New(github.Inboxes{Configured: r.in, SyncRequested: r.syncs}, r.pub, &github.Options{Config: cfg, HTTPClient: api.srv.Client(), Logger: log})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -256,7 +258,7 @@ func ghSource(t *testing.T, cache, id, loc string) events.Source {
 
 // syncNow publishes a sync.requested for every source to the poller.
 func (r *pollerRun) syncNow() {
-	r.syncs <- encode(r.t, events.SyncRequested{})
+	r.syncs <- eventstest.Encode(r.t, events.SyncRequested{})
 }
 
 func (r *pollerRun) configure(seq uint64, static bool, locs ...string) {
@@ -265,7 +267,7 @@ func (r *pollerRun) configure(seq uint64, static bool, locs ...string) {
 		srcs = append(srcs, ghSource(r.t, r.cache, strconv.Itoa(i), l))
 	}
 	srcs = append(srcs, events.Source{ID: "bundled", Kind: events.SourceBundled, Location: "bundled", Root: "."})
-	r.in <- encode(r.t, events.SourcesConfigured{Seq: seq, Sources: srcs, Static: static})
+	r.in <- eventstest.Encode(r.t, events.SourcesConfigured{Seq: seq, Sources: srcs, Static: static})
 }
 
 // next returns the next published event: *events.SourceSynced or
@@ -273,7 +275,7 @@ func (r *pollerRun) configure(seq uint64, static bool, locs ...string) {
 func (r *pollerRun) next() any {
 	r.t.Helper()
 	select {
-	case m := <-r.pub.ch:
+	case m := <-r.pub.C:
 		switch m.Metadata.Get(events.MetadataName) {
 		case "SourceSynced":
 			ev, err := events.Decode[events.SourceSynced](m)
@@ -318,7 +320,7 @@ func (r *pollerRun) quiet() {
 	r.t.Helper()
 	r.stop()
 	select {
-	case m := <-r.pub.ch:
+	case m := <-r.pub.C:
 		r.t.Errorf("unexpected %s: %s", m.Metadata.Get(events.MetadataName), m.Payload)
 	default:
 	}
@@ -348,7 +350,7 @@ const (
 // publishes nothing (issue 6).
 func TestGitHubPollerSyncAndRestart(t *testing.T) {
 	api := newGHAPI(t)
-	api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
+	api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "S.")})
 	cache := t.TempDir()
 	r := startPoller(t, api, config.GitHub{CacheDir: cache}, "github.com/acme/skills")
 	ev := r.synced()
@@ -356,7 +358,7 @@ func TestGitHubPollerSyncAndRestart(t *testing.T) {
 	if ev.Revision != shaA || !ev.Rescan || ev.ConfigSeq != 1 || ev.Source != want {
 		t.Errorf("source.synced = %+v, want revision %s, rescan, config 1, source %+v", ev, shaA, want)
 	}
-	if b, err := os.ReadFile(filepath.Join(cache, "acme", "skills", "s", "SKILL.md")); err != nil || string(b) != skillMD("s", "S.") {
+	if b, err := os.ReadFile(filepath.Join(cache, "acme", "skills", "s", "SKILL.md")); err != nil || string(b) != skilltest.SkillMD("s", "S.") {
 		t.Errorf("cached SKILL.md = %q, %v", b, err)
 	}
 	var meta struct{ SHA, ETag, Ref string }
@@ -384,8 +386,8 @@ func TestGitHubPollerSyncAndRestart(t *testing.T) {
 // requested for it (reference §4 "pinned").
 func TestGitHubPollerPinnedSHA(t *testing.T) {
 	api := newGHAPI(t)
-	api.commit(t, "acme/skills", "main", shaB, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
-	api.commit(t, "acme/live", "main", shaC, false, map[string]string{"l/SKILL.md": skillMD("l", "L.")})
+	api.commit(t, "acme/skills", "main", shaB, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "S.")})
+	api.commit(t, "acme/live", "main", shaC, false, map[string]string{"l/SKILL.md": skilltest.SkillMD("l", "L.")})
 	cache := t.TempDir()
 	pinned := "github.com/acme/skills@" + strings.ToUpper(shaB)
 	cfg := config.GitHub{CacheDir: cache, PollInterval: 10 * time.Millisecond}
@@ -414,7 +416,7 @@ func TestGitHubPollerPinnedSHA(t *testing.T) {
 // "rate limits ... back off until then").
 func TestGitHubPollerRetryAfter(t *testing.T) {
 	api := newGHAPI(t)
-	api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
+	api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "S.")})
 	api.fail["acme/skills"] = http.Header{"Retry-After": {"1"}}
 	api.failCode = http.StatusTooManyRequests
 	r := startPoller(t, api, config.GitHub{PollInterval: 10 * time.Millisecond, Token: "tok-secret"}, "github.com/acme/skills")
@@ -452,8 +454,8 @@ func TestGitHubPollerProgress(t *testing.T) {
 	api := newGHAPI(t)
 	big := make([]byte, 5<<20)
 	rand.Read(big)
-	api.commit(t, "acme/big", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "S."), "s/blob.bin": string(big)})
-	api.commit(t, "acme/small", "main", shaB, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
+	api.commit(t, "acme/big", "main", shaA, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "S."), "s/blob.bin": string(big)})
+	api.commit(t, "acme/small", "main", shaB, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "S.")})
 	start := time.Now()
 	r := startPoller(t, api, config.GitHub{}, "github.com/acme/big", "github.com/acme/small")
 	r.synced()
@@ -486,8 +488,8 @@ func TestGitHubPollerProgress(t *testing.T) {
 // new ConfigSeq. An older configuration arriving late is ignored.
 func TestGitHubPollerNewConfigCancels(t *testing.T) {
 	api := newGHAPI(t)
-	api.commit(t, "acme/old", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
-	api.commit(t, "acme/new", "main", shaC, false, map[string]string{"t/SKILL.md": skillMD("t", "T.")})
+	api.commit(t, "acme/old", "main", shaA, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "S.")})
+	api.commit(t, "acme/new", "main", shaC, false, map[string]string{"t/SKILL.md": skilltest.SkillMD("t", "T.")})
 	api.hold = make(chan struct{})
 	r := startPoller(t, api, config.GitHub{}, "github.com/acme/old")
 	<-api.held // the old source's tarball download is in flight
@@ -513,7 +515,7 @@ func TestGitHubPollerNewConfigCancels(t *testing.T) {
 // the middle of a download (STYLE §13 cancellation test).
 func TestGitHubPollerCancel(t *testing.T) {
 	api := newGHAPI(t)
-	api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skillMD("s", "S.")})
+	api.commit(t, "acme/skills", "main", shaA, false, map[string]string{"s/SKILL.md": skilltest.SkillMD("s", "S.")})
 	api.hold = make(chan struct{})
 	r := startPoller(t, api, config.GitHub{PollInterval: time.Hour}, "github.com/acme/skills")
 	<-api.held

@@ -15,7 +15,3 @@ func ParseIndex(body []byte, legacy bool, log *slog.Logger) ([]IndexEntry, bool,
 	}
 	return out, v01, err
 }
-
-// Lchtimes sets the modification time of a link itself (tests age crash
-// leftovers that are links); errors.ErrUnsupported where it cannot.
-var Lchtimes = lchtimes

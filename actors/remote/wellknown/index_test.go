@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skilljack/skilljack-mcp/actors/remote/wellknown"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 const helloDigest = "sha256:4d1efe19ea355d4342112fb88383e5cec5dd5c37959355181ccdf265209bab7e"
@@ -35,7 +36,7 @@ func TestParseIndexEntries(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			log, logs := captureLogger()
+			log, logs := eventstest.CaptureLog()
 			doc := `{"$schema":"` + wellknown.DiscoverySchemaV02 + `","x-extra":1,"skills":[` + tc.entry + `,` + valid + `]}`
 			got, v01, err := wellknown.ParseIndex([]byte(doc), false, log)
 			if err != nil || v01 {
@@ -87,7 +88,7 @@ func TestParseIndexDocument(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			log, _ := captureLogger()
+			log, _ := eventstest.CaptureLog()
 			got, v01, err := wellknown.ParseIndex([]byte(tc.doc), tc.legacy, log)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {

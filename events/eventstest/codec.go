@@ -1,16 +1,51 @@
-package actors
+package eventstest
 
 import (
 	"bytes"
+	"testing"
+
+	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
+// Encode is [events.Encode] for tests: it fails t at once when ev does not
+// encode.
+func Encode(t testing.TB, ev any) *message.Message {
+	t.Helper()
+	m, err := events.Encode(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// CatalogDiff is a catalog.changed with the SKILL.md URIs added, removed
+// and changed since the catalog before it, which the tests work out
+// themselves ([DiffCatalogs]): the builder no longer lists them, the
+// notifier alone decides what changed (issue 11 item 5).
+type CatalogDiff struct {
+	Catalog                 *events.Catalog
+	Added, Removed, Changed []string
+}
+
+// DecodeCatalog decodes the catalog.changed m and diffs its catalog
+// against prev (nil: the first catalog). It returns the decoding error.
+func DecodeCatalog(prev *events.Catalog, m *message.Message) (CatalogDiff, error) {
+	ev, err := events.Decode[events.CatalogChanged](m)
+	if err != nil {
+		return CatalogDiff{}, err
+	}
+	d := CatalogDiff{Catalog: ev.Catalog}
+	d.Added, d.Removed, d.Changed = DiffCatalogs(prev, ev.Catalog)
+	return d, nil
+}
+
 // DiffCatalogs lists the SKILL.md URIs added to, removed from and changed
-// between prev (nil: nothing before) and next. The builder published these
-// lists with every catalog until the notifier became the one authority on
-// what changed (issue 11 item 5); tests still check the builder's versions
-// by them.
+// between prev (nil: nothing before) and next, in catalog order. The
+// builder published these lists with every catalog until the notifier
+// became the one authority on what changed (issue 11 item 5); tests still
+// check the builder's versions by them.
 func DiffCatalogs(prev, next *events.Catalog) (added, removed, changed []string) {
 	if prev == nil {
 		for _, s := range next.Skills {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package github
+package remotetest
 
 import (
 	"errors"
