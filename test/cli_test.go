@@ -183,7 +183,29 @@ func TestSizeCapsHugeFiles(t *testing.T) {
 		}
 		fh.Close()
 	}
-	s := startServer(t, legacyVersion, t.TempDir(), nil, "--tools=always", dir)
+	// Issue 13 item 5: a file over a cap is listed nowhere, on either era,
+	// and validate reports it.
+	for _, era := range eras {
+		checkCapsServed(t, era, dir)
+	}
+	out, _, err := runRaw(t, "", nil, "validate", dir)
+
+	if err == nil || !strings.Contains(out, "big.bin: 2048.00 MiB") || !strings.Contains(out, "huge/SKILL.md: skipped: it is 256.00 MiB") {
+		t.Errorf("validate = %v:\n%s\nwant big.bin and huge/SKILL.md reported, and an error", err, out)
+	}
+	// The flag beats the default: a 10-byte cap skips every skill.
+	out, _, _ = runRaw(t, "", nil, "validate", "--max-skill-md-mb=0.00001", dir)
+	if !strings.Contains(out, "ok/SKILL.md: skipped: it is") || !strings.Contains(out, "over the 10 bytes cap") {
+		t.Errorf("validate --max-skill-md-mb=0.00001:\n%s\nwant ok/SKILL.md skipped over the 10 bytes cap", out)
+	}
+}
+
+// checkCapsServed serves dir (see TestSizeCapsHugeFiles) on era and checks
+// that neither over-cap file is listed by skills/list or resources/list and
+// that stderr names each once.
+func checkCapsServed(t *testing.T, era, dir string) {
+	t.Helper()
+	s := startServer(t, era, t.TempDir(), nil, "--tools=always", dir)
 	var uris []string
 	for _, e := range s.listAll() {
 		for _, r := range e.Resources {
@@ -195,26 +217,17 @@ func TestSizeCapsHugeFiles(t *testing.T) {
 	}
 	for _, u := range uris {
 		if strings.Contains(u, "huge") || strings.Contains(u, "big.bin") {
-			t.Errorf("%s is listed", u)
+			t.Errorf("%s: %s is listed", era, u)
 		}
 	}
 	if e := s.entry("skill://lib/ok/SKILL.md"); e == nil || len(e.Resources) != 2 {
-		t.Errorf("skill ok = %+v, want SKILL.md and small.md", e)
+		t.Errorf("%s: skill ok = %+v, want SKILL.md and small.md", era, e)
 	}
 	stderr := s.close()
 	for _, want := range []string{"huge/SKILL.md: it is 256.00 MiB, over the 4.00 MiB cap", "big.bin: 2048.00 MiB, over the 1.00 MiB cap"} {
 		if strings.Count(stderr, want) != 1 {
-			t.Errorf("stderr has %d lines with %q, want 1:\n%s", strings.Count(stderr, want), want, stderr)
+			t.Errorf("%s: stderr has %d lines with %q, want 1:\n%s", era, strings.Count(stderr, want), want, stderr)
 		}
-	}
-	out, _, err := runRaw(t, "", nil, "validate", dir)
-	if err == nil || !strings.Contains(out, "big.bin: 2048.00 MiB") || !strings.Contains(out, "huge/SKILL.md: skipped: it is 256.00 MiB") {
-		t.Errorf("validate = %v:\n%s\nwant big.bin and huge/SKILL.md reported, and an error", err, out)
-	}
-	// The flag beats the default: a 10-byte cap skips every skill.
-	out, _, _ = runRaw(t, "", nil, "validate", "--max-skill-md-mb=0.00001", dir)
-	if !strings.Contains(out, "ok/SKILL.md: skipped: it is") || !strings.Contains(out, "over the 10 bytes cap") {
-		t.Errorf("validate --max-skill-md-mb=0.00001:\n%s\nwant ok/SKILL.md skipped over the 10 bytes cap", out)
 	}
 }
 
