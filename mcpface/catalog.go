@@ -85,7 +85,9 @@ func (f *Facade) availableSkills(c *events.Catalog, keep func(*events.Skill) boo
 	} else if names := renderNames(skills); fits(names) {
 		out, how = names, fmt.Sprintf("only the names of the %d skills are listed", len(skills))
 	} else {
-		n := sort.Search(len(skills)+1, func(n int) bool { return !fits(renderNames(skills[:n])) }) - 1
+		// A budget too small for even an empty list lists no name (n = 0)
+		// rather than failing.
+		n := max(sort.Search(len(skills)+1, func(n int) bool { return !fits(renderNames(skills[:n])) })-1, 0)
 		out, how = renderNames(skills[:n]), fmt.Sprintf("only the names of the first %d of %d skills are listed", n, len(skills))
 	}
 	if f.budgetWarned.CompareAndSwap(false, true) {

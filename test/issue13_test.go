@@ -281,6 +281,17 @@ func TestIssue13CatalogBudget(t *testing.T) {
 			})
 		}
 	}
+	// A budget too small for even an empty list serves no name, and the
+	// server answers (an adversarial pass crashed it with budgets 1 to 37).
+	for _, b := range []string{"1", "37"} {
+		s := startServer(t, legacyVersion, t.TempDir(), []string{"SKILLJACK_CATALOG_BUDGET=" + b}, dir)
+		if instr := s.cs.InitializeResult().Instructions; !strings.Contains(instr, "only the names of the first 0 of 41 skills") {
+			t.Errorf("budget %s: instructions:\n%.600s", b, instr)
+		}
+		if stderr := s.close(); strings.Contains(stderr, "panic") {
+			t.Errorf("budget %s: %s", b, stderr)
+		}
+	}
 	// Under the budget nothing changes and nothing is said.
 	s := startServer(t, legacyVersion, t.TempDir(), nil, "--catalog-budget=100000", dir)
 	if instr := s.cs.InitializeResult().Instructions; strings.Contains(instr, "shortened") || !strings.Contains(instr, strings.TrimSpace(desc)) {
