@@ -95,6 +95,12 @@ type OverridesChanged struct {
 	Seq uint64 `json:"seq"`
 	// Overrides maps a qualified skill name to its override.
 	Overrides map[string]Override `json:"overrides"`
+	// ConfigSeq is the [SourcesConfigured] Seq the overrides were read
+	// with: the catalog builder applies them only once it holds that
+	// configuration, so an override naming a skill of a source added in the
+	// same edit is never checked against the sources before it. Zero
+	// (older traces) means any.
+	ConfigSeq uint64 `json:"config_seq,omitempty"`
 }
 
 // File is one file of a skill's manifest, as hashed by the hasher.

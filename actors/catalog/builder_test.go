@@ -379,3 +379,50 @@ func TestCatalogBuilderStaticRename(t *testing.T) {
 		}
 	})
 }
+
+// TestCatalogBuilderOverridesWaitForTheirConfig: one edit of the config
+// file that adds a source and an override for one of its skills publishes
+// the overrides (ConfigSeq 2) and the new configuration on two topics in
+// no fixed order; the builder applies the overrides only with the
+// configuration they were read with, so no "names no served skill"
+// warning is logged for a skill that is about to be served (found by an
+// adversarial pass of issue 13's live configuration).
+func TestCatalogBuilderOverridesWaitForTheirConfig(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := t.TempDir()
+		r, logs := startBuilder(t, root, false)
+		r.write(map[string]string{"a/SKILL.md": skilltest.SkillMD("a", "d")})
+		if r.rescan() == nil {
+			t.Fatal("no first catalog")
+		}
+		other := filepath.Join(t.TempDir(), "team")
+		skilltest.WriteTree(t, other, map[string]string{"b/SKILL.md": skilltest.SkillMD("b", "d")})
+		src2 := localSource(other)
+		src2.ID = "1"
+		off := false
+		r.ovSeq++
+		r.ovIn <- eventstest.Encode(t, events.OverridesChanged{Seq: r.ovSeq, ConfigSeq: 2,
+			Overrides: map[string]events.Override{"team__b": {User: &off}}})
+		if got := r.published(); got != nil {
+			t.Fatalf("a catalog was built with overrides of a configuration not yet held: %+v", got)
+		}
+		r.cfgIn <- eventstest.Encode(t, events.SourcesConfigured{Seq: 2, Sources: []events.Source{r.src, src2}})
+		synctest.Wait()
+		for _, src := range []events.Source{r.src, src2} {
+			scan, err := r.hasher.Scan(t.Context(), src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.seq++
+			scan.Seq, scan.ConfigSeq = r.seq, 2
+			r.scanIn <- eventstest.Encode(t, scan)
+		}
+		got := r.published()
+		if got == nil || got.Catalog.SkillByURI("skill://team/b/SKILL.md") == nil {
+			t.Fatalf("catalog after the new configuration = %+v, want team/b served", got)
+		}
+		if strings.Contains(logs.String(), "names no served skill") {
+			t.Errorf("a warning about an override of a skill that is served:\n%s", logs)
+		}
+	})
+}

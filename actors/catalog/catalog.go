@@ -692,8 +692,8 @@ func (b *Builder) rebuild() {
 // next builds the catalog of the current state and returns it when it is a
 // new version to publish (and holds it as the last one), or nil.
 func (b *Builder) next() *events.Catalog {
-	if b.cfg.Seq == 0 || b.overrides.Seq == 0 {
-		return nil
+	if b.cfg.Seq == 0 || b.overrides.Seq == 0 || b.overrides.ConfigSeq > b.cfg.Seq {
+		return nil // the overrides belong with a configuration still to come
 	}
 	current := map[string]events.SourceScanned{}
 	for _, src := range b.cfg.Sources {

@@ -130,7 +130,7 @@ func (a *Actor) Run(ctx context.Context) error {
 	a.log.Debug("configuration", "active_source", a.cfg.ActiveSource, "sources", len(a.cfg.Sources),
 		"static", a.cfg.Static, "overrides", len(a.cfg.Overrides), "config_path", a.cfg.ConfigPath)
 	a.seq, a.ovSeq = 1, 1
-	if err := events.Publish(a.pub, events.OverridesChanged{Seq: 1, Overrides: a.cfg.Overrides}); err != nil {
+	if err := events.Publish(a.pub, events.OverridesChanged{Seq: 1, Overrides: a.cfg.Overrides, ConfigSeq: 1}); err != nil {
 		return fmt.Errorf("publishing invocation overrides: %w", err)
 	}
 	if err := events.Publish(a.pub, a.sourcesEvent()); err != nil {
@@ -237,7 +237,7 @@ func (a *Actor) apply() {
 	if !maps.EqualFunc(prev.Overrides, next.Overrides, sameOverride) {
 		a.ovSeq++
 		a.log.Info("invocation overrides changed", "seq", a.ovSeq, "overrides", len(next.Overrides))
-		if err := events.Publish(a.pub, events.OverridesChanged{Seq: a.ovSeq, Overrides: next.Overrides}); err != nil {
+		if err := events.Publish(a.pub, events.OverridesChanged{Seq: a.ovSeq, Overrides: next.Overrides, ConfigSeq: a.seq}); err != nil {
 			a.log.Error("publishing invocation overrides", "error", err)
 		}
 	}
