@@ -127,7 +127,14 @@ See README.md for every environment variable and the config file.
 `
 
 // run is the whole program; main only maps its error to the exit code.
-func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, getenv func(string) string) error {
+func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, getenv func(string) string) (err error) {
+	// No secret in the error main prints (issue 10: secrets).
+	red := newRedactor(getenv("GITHUB_TOKEN"))
+	defer func() {
+		if err != nil {
+			err = redactedError{err, red}
+		}
+	}()
 	args, validating, strict := validateFlags(args)
 	loadOpts := config.LoadOptions{Args: args, Getenv: getenv, Home: getenv("HOME")}
 	set, warnings, err := config.Load(loadOpts)
@@ -151,7 +158,10 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	// Every warning also reaches the client as an MCP log message (issue 13
 	// item 8): hosts hide stderr, but show those.
 	warned := &warnLog{}
-	log := slog.New(warnTee{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: set.LogLevel}), warned, nil})
+	// Redaction is outermost: stderr and the warnings sent to clients see
+	// records without secrets (issue 10: secrets).
+	red = newRedactor(getenv("GITHUB_TOKEN"), set.Config.GitHub.Token)
+	log := slog.New(redactHandler{warnTee{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: set.LogLevel}), warned, nil}, red})
 	clog := log.With("actor", "config")
 	for _, w := range warnings {
 		clog.Warn(w.Message, w.Args...)
@@ -330,7 +340,7 @@ func tracePublisher(bus message.Publisher, set config.Settings, args []string, l
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("opening trace file: %w", err)
 	}
-	tp := events.NewTracePublisher(bus, f)
+	tp := events.NewTracePublisher(bus, f, events.TraceRedact(newRedactor(set.Config.GitHub.Token).bytes))
 	if err := tp.Record(traceStarted(set, args)); err != nil {
 		log.Warn("writing the trace", "error", err)
 	}

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/skilljack/skilljack-mcp/actors/config"
@@ -27,7 +32,47 @@ func traceStarted(set config.Settings, args []string) events.TraceStarted {
 }
 
 // redacted replaces a secret in a recorded argument.
-const redacted = "REDACTED"
+const redacted = config.Redacted
+
+// minSecret is the shortest secret searched for in text: a shorter one
+// would blot out ordinary words.
+const minSecret = 8
+
+// redactor removes secrets from text bound for stderr, MCP clients or a
+// trace (issue 10: secrets): every occurrence of a secret (GITHUB_TOKEN)
+// and the user info of every URL ([config.RedactUserInfo]) become
+// "REDACTED".
+type redactor struct{ secrets []string }
+
+func newRedactor(secrets ...string) redactor {
+	var r redactor
+	for _, s := range secrets {
+		if s = strings.TrimSpace(s); len(s) >= minSecret && !slices.Contains(r.secrets, s) {
+			r.secrets = append(r.secrets, s)
+		}
+	}
+	return r
+}
+
+// text returns s redacted.
+func (r redactor) text(s string) string {
+	for _, sec := range r.secrets {
+		s = strings.ReplaceAll(s, sec, redacted)
+	}
+	return config.RedactUserInfo(s)
+}
+
+// bytes returns b redacted: a trace line ([events.TraceRedact]).
+func (r redactor) bytes(b []byte) []byte {
+	hit := bytes.Contains(b, []byte("://"))
+	for _, sec := range r.secrets {
+		hit = hit || bytes.Contains(b, []byte(sec))
+	}
+	if !hit {
+		return b
+	}
+	return []byte(r.text(string(b)))
+}
 
 // secretWords mark a NAME=VALUE or --name=VALUE argument whose value is
 // left out of a trace.
@@ -39,13 +84,9 @@ var secretWords = []string{"token", "secret", "password", "passwd", "apikey", "a
 // NAME=VALUE or --name=VALUE argument whose name looks like a secret's are
 // replaced by "REDACTED". The environment is never recorded.
 func redactArgs(args []string, secrets ...string) []string {
+	r := newRedactor(secrets...)
 	out := make([]string, len(args))
 	for i, a := range args {
-		for _, s := range secrets {
-			if s = strings.TrimSpace(s); s != "" {
-				a = strings.ReplaceAll(a, s, redacted)
-			}
-		}
 		if name, _, ok := strings.Cut(a, "="); ok && !strings.Contains(name, "/") {
 			lower := strings.ToLower(name)
 			for _, w := range secretWords {
@@ -55,29 +96,76 @@ func redactArgs(args []string, secrets ...string) []string {
 				}
 			}
 		}
-		out[i] = redactUserInfo(a)
+		out[i] = r.text(a)
 	}
 	return out
 }
 
-// redactUserInfo replaces the user info of every URL in a.
-func redactUserInfo(a string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(a, "://")
-		if i < 0 {
-			b.WriteString(a)
-			return b.String()
+// redactHandler is the outermost slog.Handler: it hands on each record
+// with the message and every string, error or other attribute value
+// redacted, groups included, so that neither stderr nor the warnings sent
+// to clients ([warnTee]) show a secret (issue 10: secrets).
+type redactHandler struct {
+	next slog.Handler
+	r    redactor
+}
+
+func (h redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+
+func (h redactHandler) Handle(ctx context.Context, rec slog.Record) error {
+	out := slog.NewRecord(rec.Time, rec.Level, h.r.text(rec.Message), rec.PC)
+	rec.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(h.attr(a))
+		return true
+	})
+	return h.next.Handle(ctx, out)
+}
+
+func (h redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	red := make([]slog.Attr, len(as))
+	for i, a := range as {
+		red[i] = h.attr(a)
+	}
+	return redactHandler{h.next.WithAttrs(red), h.r}
+}
+
+func (h redactHandler) WithGroup(name string) slog.Handler {
+	return redactHandler{h.next.WithGroup(name), h.r}
+}
+
+// attr returns a redacted.
+func (h redactHandler) attr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, h.r.text(v.String()))
+	case slog.KindGroup:
+		g := v.Group()
+		red := make([]slog.Attr, len(g))
+		for i, ga := range g {
+			red[i] = h.attr(ga)
 		}
-		b.WriteString(a[:i+3])
-		a = a[i+3:]
-		end := strings.IndexAny(a, "/?#")
-		if end < 0 {
-			end = len(a)
+		return slog.Attr{Key: a.Key, Value: slog.GroupValue(red...)}
+	case slog.KindAny:
+		var s string
+		if err, ok := v.Any().(error); ok {
+			s = err.Error()
+		} else {
+			s = fmt.Sprintf("%+v", v.Any())
 		}
-		if at := strings.LastIndex(a[:end], "@"); at >= 0 {
-			b.WriteString(redacted)
-			a = a[at:]
+		if red := h.r.text(s); red != s {
+			return slog.String(a.Key, red)
 		}
 	}
+	return slog.Attr{Key: a.Key, Value: v}
 }
+
+// redactedError is an error whose text is redacted; errors.Is and As see
+// the original.
+type redactedError struct {
+	err error
+	r   redactor
+}
+
+func (e redactedError) Error() string { return e.r.text(e.err.Error()) }
+func (e redactedError) Unwrap() error { return e.err }

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -14,5 +18,19 @@ func TestRedactArgs(t *testing.T) {
 		"GITHUB_TOKEN=REDACTED", "lib", "mine=github.com/acme/skills@v1", "pasted-REDACTED", "--tools=always"}
 	if got := redactArgs(in, " ghp_secret123 "); !slices.Equal(got, want) {
 		t.Errorf("redactArgs =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestRedactHandler (issue 10: secrets): the message and every string,
+// error, other and grouped attribute reach the next handler redacted.
+func TestRedactHandler(t *testing.T) {
+	const tok = "ghp_CANARYtok3n9876543210"
+	var b bytes.Buffer
+	log := slog.New(redactHandler{slog.NewTextHandler(&b, nil), newRedactor(tok, "short")}).With("w", "https://u:p@h/x")
+	log.WithGroup("g").Warn("msg "+tok, "s", tok, "e", errors.New("GET https://a:"+tok+"@h"), "any", []string{tok},
+		slog.Group("grp", "inner", tok), "n", 3, "short", "short")
+	out := b.String()
+	if strings.Contains(out, tok) || strings.Contains(out, "u:p@") || strings.Count(out, "REDACTED") != 6 || !strings.Contains(out, "short=short") {
+		t.Errorf("redacted log line = %s", out)
 	}
 }

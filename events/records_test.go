@@ -62,3 +62,32 @@ func TestTraceRecords(t *testing.T) {
 		t.Errorf("Replay of mcp.request = %d, %v; want 1", n, err)
 	}
 }
+
+// TestTraceRedact (issue 10: secrets): with [events.TraceRedact] no line
+// of the trace, snapshot blobs included, holds the secret, and the trace
+// still replays.
+func TestTraceRedact(t *testing.T) {
+	const tok = "ghp_CANARYtok3n9876543210"
+	var trace bytes.Buffer
+	tp := events.NewTracePublisher(&countingPublisher{}, &trace, events.TraceRedact(func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(tok), []byte("REDACTED"))
+	}))
+	src := events.Source{ID: "0", Kind: events.SourceGitHub, Location: "github.com/acme/repo@" + tok, Prefix: "MYKEY=" + tok}
+	if err := events.Publish(tp, events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}}); err != nil {
+		t.Fatal(err)
+	}
+	scan := events.SourceScanned{Seq: 1, ConfigSeq: 1, Source: src, Skills: []events.ScannedSkill{{Dir: "/c/" + tok, RelDir: "x", SkillMD: []byte("---\nname: x\n---\n" + tok)}}}
+	if err := events.Publish(tp, scan); err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.Record(events.TraceStarted{Args: []string{tok}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(trace.String(), tok) || !strings.Contains(trace.String(), "github.com/acme/repo@REDACTED") {
+		t.Errorf("trace holds the token or lacks the redacted location:\n%s", trace.String())
+	}
+	all := &countingPublisher{}
+	if n, err := events.Replay(t.Context(), bytes.NewReader(trace.Bytes()), all, nil); err != nil || n != 2 {
+		t.Errorf("Replay = %d, %v; want the two events", n, err)
+	}
+}

@@ -53,8 +53,9 @@ type TraceLine struct {
 // catalog version costs the trace what changed, not the whole catalog.
 // It is safe for concurrent use.
 type TracePublisher struct {
-	next message.Publisher
-	now  func() time.Time
+	next   message.Publisher
+	now    func() time.Time
+	redact func([]byte) []byte // nil: lines written as encoded
 
 	mu   sync.Mutex
 	w    *bufio.Writer
@@ -63,14 +64,28 @@ type TracePublisher struct {
 
 var _ message.Publisher = (*TracePublisher)(nil)
 
+// TraceOption configures a [TracePublisher].
+type TraceOption func(*TracePublisher)
+
+// TraceRedact makes a [TracePublisher] pass each line through redact
+// (which must not add a newline) before writing it, so that a secret in
+// an event (a token in a source's location) never reaches the file
+// (issue 10: secrets). A replay then sees the redacted text.
+func TraceRedact(redact func([]byte) []byte) TraceOption {
+	return func(t *TracePublisher) { t.redact = redact }
+}
+
 // NewTracePublisher returns a publisher that records to w and forwards to
 // next. Write errors are returned from Publish; the message is still
 // forwarded. Call [TracePublisher.Flush] (Close does it) before closing w.
-func NewTracePublisher(next message.Publisher, w io.Writer) *TracePublisher {
+func NewTracePublisher(next message.Publisher, w io.Writer, opts ...TraceOption) *TracePublisher {
 	if next == nil || w == nil {
 		panic("events.NewTracePublisher: nil publisher or writer")
 	}
 	t := &TracePublisher{next: next, w: bufio.NewWriter(w), now: time.Now}
+	for _, o := range opts {
+		o(t)
+	}
 	t.snap.seen = map[[32]byte]bool{}
 	return t
 }
@@ -124,6 +139,9 @@ func (t *TracePublisher) writeLine(line TraceLine) error {
 	b, err := json.Marshal(line)
 	if err != nil {
 		return fmt.Errorf("encoding trace line: %w", err)
+	}
+	if t.redact != nil {
+		b = t.redact(b)
 	}
 	if _, err := t.w.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("writing trace line: %w", err)

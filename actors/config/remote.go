@@ -3,12 +3,14 @@ package config
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -143,24 +145,29 @@ func (s WellKnownSpec) ForEvent() events.Publisher {
 // scheme other than https (http only with allowHTTP: "insecure scheme …; set
 // WELL_KNOWN_ALLOW_HTTP=1 for development"), no host, user info.
 func ParseWellKnownURL(raw string, allowHTTP bool) (WellKnownSpec, error) {
+	shown := RedactUserInfo(raw) // issue 10: secrets
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return WellKnownSpec{}, fmt.Errorf("invalid publisher URL %q: %w", raw, err)
+		var ue *url.Error // quotes raw
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return WellKnownSpec{}, fmt.Errorf("invalid publisher URL %q: %w", shown, err)
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "https":
 	case "http":
 		if !allowHTTP {
-			return WellKnownSpec{}, fmt.Errorf("insecure scheme in publisher URL %s: only https is fetched; set WELL_KNOWN_ALLOW_HTTP=1 for development", raw)
+			return WellKnownSpec{}, fmt.Errorf("insecure scheme in publisher URL %s: only https is fetched; set WELL_KNOWN_ALLOW_HTTP=1 for development", shown)
 		}
 	default:
-		return WellKnownSpec{}, fmt.Errorf("unsupported scheme %q in publisher URL %s", u.Scheme, raw)
+		return WellKnownSpec{}, fmt.Errorf("unsupported scheme %q in publisher URL %s", u.Scheme, shown)
 	}
 	if u.Host == "" || u.Hostname() == "" {
-		return WellKnownSpec{}, fmt.Errorf("publisher URL %s has no host", raw)
+		return WellKnownSpec{}, fmt.Errorf("publisher URL %s has no host", shown)
 	}
 	if u.User != nil {
-		return WellKnownSpec{}, fmt.Errorf("publisher URL %s must not hold user info", raw)
+		return WellKnownSpec{}, fmt.Errorf("publisher URL %s must not hold user info", shown)
 	}
 	p := strings.TrimRight(u.EscapedPath(), "/")
 	p = strings.TrimSuffix(p, "/index.json")
@@ -260,9 +267,11 @@ var ghName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 // with characters GitHub does not allow, a ".." or "." subpath segment.
 func ParseGitHubURL(raw string) (GitHubSpec, error) {
 	s := strings.TrimSpace(raw)
+	// Errors never quote user info (issue 10: secrets); raw may lack a scheme.
+	shown := strings.TrimPrefix(RedactUserInfo("x://"+raw), "x://")
 	after, ok := cutGitHubHost(s)
 	if !ok {
-		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: expected github.com/owner/repo (https://, www. and git@ allowed; user info is not: put a token in GITHUB_TOKEN)", raw)
+		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: expected github.com/owner/repo (https://, www. and git@ allowed; user info is not: put a token in GITHUB_TOKEN)", shown)
 	}
 	s = strings.TrimLeft(after, "/:")
 	if q := strings.IndexAny(s, "?#"); q >= 0 {
@@ -275,12 +284,12 @@ func ParseGitHubURL(raw string) (GitHubSpec, error) {
 	}
 	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '/' })
 	if len(parts) < 2 {
-		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: expected github.com/owner/repo", raw)
+		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: expected github.com/owner/repo", shown)
 	}
 	spec.Owner, spec.Repo = parts[0], strings.TrimSuffix(parts[1], ".git")
 	if !ghName.MatchString(spec.Owner) || !ghName.MatchString(spec.Repo) || strings.Trim(spec.Repo, ".") == "" ||
 		strings.Trim(spec.Owner, ".") == "" || strings.HasPrefix(spec.Owner, "-") {
-		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: bad owner or repository name", raw)
+		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: bad owner or repository name", shown)
 	}
 	rest := parts[2:]
 	if len(rest) >= 2 && (rest[0] == "tree" || rest[0] == "blob") {
@@ -295,12 +304,12 @@ func ParseGitHubURL(raw string) (GitHubSpec, error) {
 	}
 	for _, seg := range rest {
 		if seg == ".." || seg == "." {
-			return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: %q is not allowed in a subpath", raw, seg)
+			return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: %q is not allowed in a subpath", shown, seg)
 		}
 	}
 	spec.Subpath = path.Join(rest...)
 	if spec.Ref != "" && !validRef(spec.Ref) {
-		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: bad ref %q", raw, spec.Ref)
+		return GitHubSpec{}, fmt.Errorf("invalid GitHub URL %q: bad ref %q", shown, spec.Ref)
 	}
 	return spec, nil
 }
@@ -345,3 +354,34 @@ func validRef(ref string) bool {
 	}
 	return true
 }
+
+// RedactUserInfo returns s with the user info of every URL in it
+// (scheme://user:password@host) replaced by "REDACTED", so that an error
+// or a log line never shows a token pasted into a URL (issue 10:
+// secrets). The authority ends at "/", "?", "#", white space, a quote or
+// any other character a URL cannot hold unescaped there.
+func RedactUserInfo(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		end := strings.IndexFunc(s, func(r rune) bool {
+			return strings.ContainsRune("/?#\"'<>\\`{}|^", r) || unicode.IsSpace(r)
+		})
+		if end < 0 {
+			end = len(s)
+		}
+		if at := strings.LastIndex(s[:end], "@"); at >= 0 {
+			b.WriteString(Redacted)
+			s = s[at:]
+		}
+	}
+}
+
+// Redacted replaces a secret in text shown or recorded.
+const Redacted = "REDACTED"

@@ -591,7 +591,8 @@ func parseCommandLine(args []string, table []Setting, exists func(string) bool) 
 		name, value, hasValue := strings.Cut(a, "=")
 		j := slices.IndexFunc(table, func(s Setting) bool { return s.Flag != "" && (s.Flag == name || s.Alias == name) })
 		if j < 0 {
-			warnings = append(warnings, Warning{Message: fmt.Sprintf("unknown flag %q ignored", a)})
+			// Only the name: the value may be a secret (issue 10: secrets).
+			warnings = append(warnings, Warning{Message: fmt.Sprintf("unknown flag %q ignored", name)})
 			continue
 		}
 		s := table[j]

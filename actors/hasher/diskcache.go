@@ -12,8 +12,10 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
+	"github.com/skilljack/skilljack-mcp/actors/remote"
 	"github.com/skilljack/skilljack-mcp/actors/skill"
 )
 
@@ -56,6 +58,50 @@ const diskMagic = "skilljack-digests 1\n"
 type diskCache struct {
 	dir string
 	log *slog.Logger
+
+	refusedOnce sync.Once
+}
+
+// open returns a Root on the cache folder, creating a missing one when
+// create is set. Like every cache folder (actors/remote), it is refused
+// with a [remote.Refusal] naming it, and nothing is read or written in it,
+// when it is a symbolic link, a file or another user's folder, or was
+// replaced while being opened (issue 10: a link to a folder was followed).
+func (d *diskCache) open(create bool) (*os.Root, error) {
+	fi, err := os.Lstat(d.dir)
+	if create && errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(d.dir, 0o700); err != nil {
+			return nil, err
+		}
+		fi, err = os.Lstat(d.dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := remote.CheckFolder(d.dir, fi); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(d.dir)
+	if err != nil {
+		return nil, err
+	}
+	if rfi, err := root.Stat("."); err != nil || !os.SameFile(fi, rfi) {
+		root.Close()
+		return nil, remote.Refuse(d.dir, "was replaced while it was being opened")
+	}
+	return root, nil
+}
+
+// refused reports whether err is the refusal of the cache folder, logging
+// the first one as a warning: digests are then kept in memory only.
+func (d *diskCache) refused(err error) bool {
+	if !errors.Is(err, remote.ErrRefused) {
+		return false
+	}
+	d.refusedOnce.Do(func() {
+		d.log.Warn("digest cache folder refused; digests are kept in memory only", "dir", d.dir, "error", err)
+	})
+	return true
 }
 
 // fileName names the cache file of rootKey.
@@ -70,6 +116,9 @@ func (d *diskCache) load(rootKey string) map[string]cacheEntry {
 	name := d.fileName(rootKey)
 	data, err := d.read(name)
 	if err != nil {
+		if d.refused(err) {
+			return nil
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			d.log.Debug("no digest cache yet; every file is hashed", "root", rootKey, "file", name)
 		} else {
@@ -87,7 +136,7 @@ func (d *diskCache) load(rootKey string) map[string]cacheEntry {
 
 // read returns the bytes of the cache file name.
 func (d *diskCache) read(name string) ([]byte, error) {
-	root, err := os.OpenRoot(d.dir)
+	root, err := d.open(false)
 	if err != nil {
 		return nil, err
 	}
@@ -116,10 +165,10 @@ func (d *diskCache) read(name string) ([]byte, error) {
 // save replaces the cache file of rootKey with the durable entries of m.
 func (d *diskCache) save(rootKey string, m map[string]cacheEntry) error {
 	data := encodeEntries(m, rootKey)
-	if err := os.MkdirAll(d.dir, 0o700); err != nil {
-		return err
+	root, err := d.open(true)
+	if d.refused(err) {
+		return nil // warned once; the in-memory cache goes on
 	}
-	root, err := os.OpenRoot(d.dir)
 	if err != nil {
 		return err
 	}

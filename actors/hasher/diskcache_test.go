@@ -271,3 +271,52 @@ func TestDigestCacheTwoProcesses(t *testing.T) {
 		t.Errorf("temporary files left: %v", tmp)
 	}
 }
+
+// TestDigestCacheFolderRefused (issue 10): a digest cache folder that is a
+// symbolic link to a folder, a file or another thing than this user's
+// folder is refused like the remote caches: nothing is written through
+// it, one warning names it, and the hasher scans with its in-memory cache.
+func TestDigestCacheFolderRefused(t *testing.T) {
+	hasher.SetRacySlack(t, 0)
+	base := t.TempDir()
+	root := filepath.Join(base, "lib")
+	cacheTree(t, root, 2)
+	src := localSource(root)
+	canary := filepath.Join(base, "canary")
+	skilltest.WriteTree(t, canary, map[string]string{"keep.txt": "keep me"})
+	for _, tc := range []struct {
+		name  string
+		place func(cache string) error
+		want  string
+	}{
+		{"link to a folder", func(cache string) error { return os.Symlink(canary, cache) }, "symbolic link"},
+		{"file", func(cache string) error { return os.WriteFile(cache, []byte("keep me"), 0o600) }, "not a folder"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := filepath.Join(t.TempDir(), ".digests")
+			if err := tc.place(cache); err != nil {
+				t.Fatal(err)
+			}
+			var log bytes.Buffer
+			h := cachedHasher(cache, &log)
+			for range 2 {
+				scanOK(t, h, src)
+			}
+			if got := scanOK(t, h, src); got.Hashed != 0 {
+				t.Errorf("a rescan hashed %d files, want 0: the in-memory cache is not used", got.Hashed)
+			}
+			warns := strings.Count(log.String(), "level=WARN")
+			if warns != 1 || !strings.Contains(log.String(), "digest cache folder refused") ||
+				!strings.Contains(log.String(), cache) || !strings.Contains(log.String(), tc.want) {
+				t.Errorf("log = %q; want one warning naming %s (%s)", log.String(), cache, tc.want)
+			}
+			entries, err := os.ReadDir(canary)
+			if err != nil || len(entries) != 1 {
+				t.Errorf("canary folder holds %v, %v; want keep.txt only", entries, err)
+			}
+			if data, err := os.ReadFile(filepath.Join(canary, "keep.txt")); err != nil || string(data) != "keep me" {
+				t.Errorf("canary = %q, %v; want it unchanged", data, err)
+			}
+		})
+	}
+}
