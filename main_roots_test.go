@@ -200,3 +200,27 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRunClientRootsRetryServed: on 2026-07-28 the retry that carries the
+// roots is served against them: the first load-skill of a root's skill
+// succeeds (the go-sdk client answers the input request and retries by
+// itself). An adversarial pass found the retry answered "No skill named"
+// before the roots' catalog arrived.
+func TestRunClientRootsRetryServed(t *testing.T) {
+	base := t.TempDir()
+	lib := filepath.Join(base, "lib")
+	shop := filepath.Join(base, "shop")
+	writeFile(t, filepath.Join(lib, "hello", "SKILL.md"), skillBody("hello", "Says hello."))
+	writeFile(t, filepath.Join(shop, ".claude", "skills", "cart", "SKILL.md"), skillBody("cart", "Cart skill."))
+	client := mcp.NewClient(&mcp.Implementation{Name: "roots-test", Version: "v0"}, nil)
+	client.AddRoots(&mcp.Root{URI: fileURI(shop)})
+	r := startRunClient(t, "2026-07-28", client, "--tools=always", lib)
+	res, err := r.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "load-skill", Arguments: map[string]any{"name": "shop__cart"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		t.Errorf("the first load-skill of a root's skill failed: %+v\nstderr:\n%s", res.Content, r.stderr)
+	}
+	r.stop(t)
+}

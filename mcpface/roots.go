@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -177,7 +178,15 @@ func (f *Facade) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			f.roots.mu.Lock()
 			f.roots.fresh = ss
 			f.roots.mu.Unlock()
-			f.setRoots(res.Roots)
+			var version uint64
+			if cur := f.current(); cur != nil {
+				version = cur.cat.Version
+			}
+			if folders, published := f.setRoots(res.Roots); published && anySkillFolder(folders) {
+				// The retry is served against the roots it carries: wait
+				// (up to changedWait) for the catalog they bring.
+				f.newer(version)
+			}
 			return next(ctx, method, req)
 		}
 		f.roots.mu.Lock()
@@ -215,8 +224,8 @@ func rootsInputRequired(method string) (mcp.Result, error) {
 
 // setRoots publishes the local folders of roots when they differ from the
 // last published ones (none at first: a client without roots publishes
-// nothing).
-func (f *Facade) setRoots(roots []*mcp.Root) {
+// nothing). It returns the folders and whether it published them.
+func (f *Facade) setRoots(roots []*mcp.Root) ([]string, bool) {
 	var folders []string
 	for _, root := range roots {
 		if root == nil {
@@ -235,7 +244,7 @@ func (f *Facade) setRoots(roots []*mcp.Root) {
 	r.mu.Lock()
 	if slices.Equal(folders, r.last) && (r.published || len(folders) == 0) {
 		r.mu.Unlock()
-		return
+		return folders, false
 	}
 	r.last, r.published = folders, true
 	r.seq++
@@ -245,9 +254,24 @@ func (f *Facade) setRoots(roots []*mcp.Root) {
 	r.mu.Unlock()
 	if err != nil {
 		f.log.Warn("publishing the client's roots", "error", err)
-		return
+		return folders, false
 	}
 	f.log.Debug("client roots published", "roots", strings.Join(folders, ","))
+	return folders, true
+}
+
+// anySkillFolder reports whether one of roots holds a folder the config
+// actor serves of a root (.claude/skills, .agents/skills, skills), so that
+// a new catalog is to be expected.
+func anySkillFolder(roots []string) bool {
+	for _, root := range roots {
+		for _, sub := range []string{filepath.Join(".claude", "skills"), filepath.Join(".agents", "skills"), "skills"} {
+			if fi, err := os.Stat(filepath.Join(root, sub)); err == nil && fi.IsDir() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rootFolder returns the local folder of a file:// root URI: an absolute
