@@ -483,7 +483,7 @@ func validate(ctx context.Context, set config.Settings, strict bool, out io.Writ
 		if cfg.ActiveSource != "none" {
 			return &exitError{2, errors.New("validate: no usable source: every source given was skipped (see the warnings above)")}
 		}
-		return &exitError{2, errors.New("validate: no skill folder given (pass one or more, or set SKILLS_DIR)")}
+		return &exitError{2, fmt.Errorf("validate: no skill folder given (pass one or more, set SKILLS_DIR, or list skillDirectories in %s)", cfg.ConfigPath)}
 	}
 	cat, err := actors.Validate(ctx, cfg, &hasher.Options{Bundled: actors.Bundled(), Logger: log,
 		MaxFileSize: set.MaxFileSize, MaxSkillMDSize: set.MaxSkillMDSize})
