@@ -172,6 +172,8 @@ type Facade struct {
 
 	// budgetWarned is set once the over-budget catalog warning is logged.
 	budgetWarned atomic.Bool
+	// blocks remembers the last rendered skill catalogs ([blockMemo]).
+	blocks blockMemo
 
 	// noticeMu guards notices and httpNotice: what each session, and the
 	// stateless HTTP server, was told about hidden tools (toolsnotice.go).
