@@ -32,8 +32,11 @@ type snapshot struct {
 	// dirs maps a directory URI (skill root or subdirectory, no trailing
 	// slash) to its direct children, sorted by URI.
 	dirs map[string][]*mcp.Resource
-	// index is the body of skill://index.json.
-	index []byte
+	// index is the body of skill://index.json, built on first use
+	// ([snapshot.indexJSON]): encoding it for 10,000 skills on every catalog
+	// version would delay every edit's notification (issue 12).
+	index     []byte
+	indexOnce sync.Once
 	// listed holds the index in cat.Skills of every listed skill, in URI
 	// (skills/list) order.
 	listed []int
@@ -56,7 +59,6 @@ func newSnapshot(c *events.Catalog) *snapshot {
 		byURI: make(map[string]*mcp.Resource),
 		dirs:  make(map[string][]*mcp.Resource),
 	}
-	s.index = buildIndex(c)
 	s.entries = make([]atomic.Pointer[json.RawMessage], len(c.Skills))
 	for i := range c.Skills {
 		if c.Skills[i].Listed {
@@ -219,6 +221,13 @@ func buildIndex(c *events.Catalog) []byte {
 		panic(err) // plain strings only: cannot fail
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// indexJSON returns the body of skill://index.json for s, built once.
+// Safe for concurrent use; the caller must not modify the bytes.
+func (s *snapshot) indexJSON() []byte {
+	s.indexOnce.Do(func() { s.index = buildIndex(s.cat) })
+	return s.index
 }
 
 // isFile reports whether uri names a served file (or the index), for the
