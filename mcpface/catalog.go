@@ -2,8 +2,10 @@ package mcpface
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/skilljack/skilljack-mcp/events"
@@ -60,6 +62,17 @@ func (f *Facade) availableSkills(c *events.Catalog, keep func(*events.Skill) boo
 			skills = append(skills, &c.Skills[i])
 		}
 	}
+	items := blockItems(skills, !remote)
+	if out, note, ok := f.blocks.get(items, remote); ok {
+		return out, note
+	}
+	out, note := f.renderAvailable(skills, remote)
+	f.blocks.put(items, remote, out, note)
+	return out, note
+}
+
+// renderAvailable is [Facade.availableSkills] without the memo.
+func (f *Facade) renderAvailable(skills []*events.Skill, remote bool) (string, string) {
 	full := renderSkills(skills, !remote, -1)
 	budget := f.opts.CatalogBudget
 	if budget <= 0 || chars(full) <= budget {
@@ -96,6 +109,62 @@ func (f *Facade) availableSkills(c *events.Catalog, keep func(*events.Skill) boo
 			"setting", "--catalog-budget or SKILLJACK_CATALOG_BUDGET")
 	}
 	return out, intro + how + rest
+}
+
+// blockItem is what the rendering of one skill in <available_skills>
+// depends on ([renderSkills], [renderNames]).
+type blockItem struct {
+	name, description, path, uri string
+}
+
+// blockItems returns the rendering inputs of skills; path is left empty
+// unless paths holds.
+func blockItems(skills []*events.Skill, paths bool) []blockItem {
+	items := make([]blockItem, len(skills))
+	for i, s := range skills {
+		items[i] = blockItem{name: s.QualifiedName, description: s.Description, uri: s.URI}
+		if paths {
+			items[i].path = diskPath(s)
+		}
+	}
+	return items
+}
+
+// blockMemo holds the last few <available_skills> renderings with their
+// inputs, so that a catalog version that changes no listed name,
+// description, path or URI (a file edit) does not render 10,000 skills
+// again, twice over (issue 12: edit latency). The output is a function of
+// the inputs, remote and the facade's fixed budget only. Safe for
+// concurrent use.
+type blockMemo struct {
+	mu      sync.Mutex
+	entries [4]blockEntry
+	next    int // the entry put overwrites
+}
+
+type blockEntry struct {
+	set       bool
+	remote    bool
+	items     []blockItem
+	out, note string
+}
+
+func (m *blockMemo) get(items []blockItem, remote bool) (string, string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range m.entries {
+		if e.set && e.remote == remote && slices.Equal(e.items, items) {
+			return e.out, e.note, true
+		}
+	}
+	return "", "", false
+}
+
+func (m *blockMemo) put(items []blockItem, remote bool, out, note string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries[m.next] = blockEntry{set: true, remote: remote, items: items, out: out, note: note}
+	m.next = (m.next + 1) % len(m.entries)
 }
 
 // chars counts the characters (runes) of s, the unit of the budget.

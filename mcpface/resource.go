@@ -118,7 +118,7 @@ func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error)
 	}
 	res := &mcp.ReadResourceResult{Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"}}
 	if uri == events.IndexURI {
-		res.Contents = []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(s.index)}}
+		res.Contents = []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(s.indexJSON())}}
 		return res, nil
 	}
 	ref, ok := s.cat.File(uri)

@@ -1,12 +1,11 @@
 package mcpface
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -155,7 +154,7 @@ type Facade struct {
 	synced     bool
 	regVersion uint64
 	reg        registrations
-	regList    []byte // resources/list content last announced
+	regList    []*mcp.Resource // resources/list content last announced (a snapshot's, never modified)
 
 	// subGate is held for reading while the SDK records a subscription
 	// (from the subscribe handler until the SDK's own bookkeeping is done)
@@ -173,6 +172,8 @@ type Facade struct {
 
 	// budgetWarned is set once the over-budget catalog warning is logged.
 	budgetWarned atomic.Bool
+	// blocks remembers the last rendered skill catalogs ([blockMemo]).
+	blocks blockMemo
 
 	// noticeMu guards notices and httpNotice: what each session, and the
 	// stateless HTTP server, was told about hidden tools (toolsnotice.go).
@@ -660,23 +661,42 @@ func (f *Facade) syncLocked() {
 	// skill://index.json is registered as a plain resource so that replacing
 	// it triggers notifications/resources/list_changed; resources/list and
 	// resources/read are answered from the snapshot.
-	list := resourceListKey(s)
-	if first || !bytes.Equal(f.regList, list) {
+	if first || !sameResources(f.regList, s.resources) {
 		srv.AddResource(indexResource(), f.readResourceHandler)
 	}
-	f.regList = list
+	f.regList = s.resources
 	select {
 	case f.syncedCh <- struct{}{}:
 	default:
 	}
 }
 
-// resourceListKey is the content of resources/list for s, compared between
-// catalog versions to decide whether the list changed.
-func resourceListKey(s *snapshot) []byte {
-	b, err := json.Marshal(s.resources)
-	if err != nil {
-		panic(err) // plain data: cannot fail
+// sameResources reports whether resources/list would send the same content
+// for a as for b: the same resources in the same order, equal in every
+// field as encoded (nil and empty slices alike, as omitempty encodes them).
+// It compares in place, without encoding 10,000s of resources per catalog
+// version (issue 12: edit latency).
+func sameResources(a, b []*mcp.Resource) bool {
+	return slices.EqualFunc(a, b, func(x, y *mcp.Resource) bool {
+		if x == y {
+			return true
+		}
+		if x == nil || y == nil {
+			return false
+		}
+		if x.URI != y.URI || x.Name != y.Name || x.Title != y.Title || x.Description != y.Description ||
+			x.MIMEType != y.MIMEType || x.Size != y.Size || !sameAnnotations(x.Annotations, y.Annotations) {
+			return false
+		}
+		// Never set by this package; compared for completeness.
+		return (len(x.Meta) == 0 && len(y.Meta) == 0 || reflect.DeepEqual(x.Meta, y.Meta)) &&
+			(len(x.Icons) == 0 && len(y.Icons) == 0 || reflect.DeepEqual(x.Icons, y.Icons))
+	})
+}
+
+func sameAnnotations(x, y *mcp.Annotations) bool {
+	if x == nil || y == nil {
+		return x == y
 	}
-	return b
+	return slices.Equal(x.Audience, y.Audience) && x.LastModified == y.LastModified && x.Priority == y.Priority
 }

@@ -1,0 +1,92 @@
+package test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilljack/skilljack-mcp/actors"
+	"github.com/skilljack/skilljack-mcp/actors/watch"
+)
+
+// BenchmarkEditToNotificationLarge is BenchmarkEditToNotification on a
+// generated corpus named by SKILLJACK_BENCH_CORPUS (go run ./test/gencorpus
+// -skills 10000 -files 4 -out DIR); the benchmark edits estimate-2.md of the
+// first skill (and puts it back), so point it at a copy. Skipped without the
+// variable. SKILLJACK_BENCH_EDITPROF names a file for a CPU profile of the
+// edits alone (-cpuprofile would be mostly the 10k-skill startup):
+//
+//	SKILLJACK_BENCH_CORPUS=/tmp/pedit-10k go test ./test -run '^$' \
+//	  -bench EditToNotificationLarge -benchtime 10x -benchmem
+func BenchmarkEditToNotificationLarge(b *testing.B) {
+	root := os.Getenv("SKILLJACK_BENCH_CORPUS")
+	if root == "" {
+		b.Skip("SKILLJACK_BENCH_CORPUS not set")
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	skill := ents[0].Name()
+	file := filepath.Join(root, skill, "estimate-2.md")
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.WriteFile(file, orig, 0o644)
+	st := startStack(b, &actors.PipelineOptions{Watch: true, Watcher: watch.Options{Reconcile: -1}}, root)
+	defer st.stop(b)
+	n := newNotes()
+	cs, _ := st.connectNotes(b, n)
+	defer cs.Close()
+	uri := "skill://" + filepath.Base(root) + "/" + skill + "/estimate-2.md"
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		if _, err := cs.ReadResource(b.Context(), &mcp.ReadResourceParams{URI: uri}); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			b.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // let background hashing settle
+	if err := cs.Subscribe(b.Context(), &mcp.SubscribeParams{URI: uri}); err != nil {
+		b.Fatal(err)
+	}
+	if p := os.Getenv("SKILLJACK_BENCH_EDITPROF"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		start := time.Now()
+		if err := os.WriteFile(file, fmt.Appendf(nil, "%sv%d\n", orig, i), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for got := ""; got != uri; {
+			select {
+			case got = <-n.updated:
+			case <-time.After(notifyTimeout):
+				b.Fatalf("edit %d: no resources/updated", i)
+			}
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "median-ms")
+	b.ReportMetric(float64(lat[(len(lat)*99)/100].Milliseconds()), "p99-ms")
+}
