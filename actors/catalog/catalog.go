@@ -101,13 +101,13 @@ func (m *memo) build(cfg events.SourcesConfigured, scans map[string]events.Sourc
 	for _, src := range cfg.Sources {
 		n += len(scans[src.ID].Skills)
 	}
-	var (
-		skills = make([]events.Skill, 0, n)
-		diags  []events.Diagnostic
-		byName = make(map[string]string, n)
-		byURI  = make(map[string]string, n)
-		kept   map[string]*sourceMemo
-	)
+	st := &buildState{
+		skills:    make([]events.Skill, 0, n),
+		byName:    make(map[string]string, n),
+		byURI:     make(map[string]string, n),
+		overrides: overrides,
+	}
+	var kept map[string]*sourceMemo
 	if m.sources != nil {
 		kept = make(map[string]*sourceMemo, len(cfg.Sources))
 	}
@@ -125,88 +125,122 @@ func (m *memo) build(cfg events.SourcesConfigured, scans map[string]events.Sourc
 			next = &sourceMemo{src: src, byDir: make(map[string]*built, len(scan.Skills))}
 			kept[src.ID] = next
 		}
-		diags = append(diags, scan.Diagnostics...)
-		cands := make([]candidate, len(scan.Skills))
-		var preferred, rest []*candidate
-		claimed := make(map[string]bool, len(scan.Skills)) // SKILL.md files of this source served
-		for i := range scan.Skills {
-			ss := &scan.Skills[i]
-			var b *built
-			if old != nil {
-				if o := old.byDir[ss.Dir]; o != nil && sameScanned(&o.ss, ss) {
-					b = o
-				}
-			}
-			if b == nil {
-				sk, d, ok := buildSkill(src, *ss)
-				b = &built{ss: *ss, sk: sk, diag: d, ok: ok, file: mdFile(src, *ss)}
-				if !ok {
-					_, err := skill.ParseFrontmatter(ss.SkillMD)
-					b.noFM = errors.Is(err, skill.ErrNoFrontmatter)
-				}
-				m.rebuilt++
-			}
-			if next != nil {
-				if _, twice := next.byDir[ss.Dir]; !twice {
-					next.byDir[ss.Dir] = b
-				}
-			}
-			c := &cands[i]
-			c.b = b
-			if !b.ok {
-				continue
-			}
-			if b.sk.Name == path.Base(ss.RelDir) {
-				preferred = append(preferred, c)
-			} else {
-				rest = append(rest, c)
-			}
-		}
-		// Skills whose name matches their folder claim names and URIs
-		// first; each group in walk order.
-		for _, c := range append(preferred, rest...) {
-			sk := c.b.sk
-			winner, dup := byName[sk.QualifiedName]
-			if !dup {
-				winner, dup = byURI[sk.URI]
-			}
-			if dup {
-				why := "the first source wins"
-				if claimed[winner] {
-					why = "in one source, a skill whose name equals its folder name wins, then the first found"
-				}
-				c.dup = &events.Diagnostic{File: c.b.file, Level: events.LevelWarn, Unserved: true, Version: c.b.ss.Files[0].Digest,
-					Message: fmt.Sprintf("%s: duplicate skill %s (%s): the one from %s wins (%s); this one is not served",
-						c.b.file, sk.QualifiedName, sk.URI, winner, why)}
-				continue
-			}
-			byName[sk.QualifiedName] = c.b.file
-			byURI[sk.URI] = c.b.file
-			claimed[c.b.file] = true
-			applyOverride(&sk, overrides)
-			skills = append(skills, sk)
-		}
-		for _, c := range cands {
-			if c.b.noFM {
-				// A phase document inside a served skill, not a broken
-				// skill: it is served as that skill's file.
-				if n, ok := noteServedAsFile(c.b, cands, claimed); ok {
-					diags = append(diags, n)
-					continue
-				}
-			}
-			if c.b.diag != nil {
-				diags = append(diags, *c.b.diag)
-			}
-			if c.dup != nil {
-				diags = append(diags, *c.dup)
-			}
-		}
+		st.diags = append(st.diags, scan.Diagnostics...)
+		cands, order := m.candidates(src, scan.Skills, old, next)
+		claimed := st.claim(order, len(scan.Skills))
+		st.sourceDiags(cands, claimed)
 	}
 	if kept != nil {
 		m.sources = kept
 	}
-	return skills, diags
+	return st.skills, st.diags
+}
+
+// buildState is what one [memo.build] accumulates over the sources: the
+// skills served, the diagnostics, and the qualified names and URIs taken
+// (each by the SKILL.md that took it).
+type buildState struct {
+	skills        []events.Skill
+	diags         []events.Diagnostic
+	byName, byURI map[string]string
+	overrides     map[string]events.Override
+}
+
+// candidates returns one candidate per scanned skill of src (reusing what
+// old built of a skill that stayed the same, and recording each in next
+// when keeping), and the served ones in claiming order: skills whose name
+// matches their folder first, then the rest, each group in walk order.
+func (m *memo) candidates(src events.Source, scanned []events.ScannedSkill, old, next *sourceMemo) ([]candidate, []*candidate) {
+	cands := make([]candidate, len(scanned))
+	var preferred, rest []*candidate
+	for i := range scanned {
+		ss := &scanned[i]
+		b := m.builtFor(src, ss, old)
+		if next != nil {
+			if _, twice := next.byDir[ss.Dir]; !twice {
+				next.byDir[ss.Dir] = b
+			}
+		}
+		c := &cands[i]
+		c.b = b
+		if !b.ok {
+			continue
+		}
+		if b.sk.Name == path.Base(ss.RelDir) {
+			preferred = append(preferred, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	return cands, append(preferred, rest...)
+}
+
+// builtFor returns what old built of ss when ss stayed the same, else a
+// new build of it (counted in m.rebuilt).
+func (m *memo) builtFor(src events.Source, ss *events.ScannedSkill, old *sourceMemo) *built {
+	if old != nil {
+		if o := old.byDir[ss.Dir]; o != nil && sameScanned(&o.ss, ss) {
+			return o
+		}
+	}
+	sk, d, ok := buildSkill(src, *ss)
+	b := &built{ss: *ss, sk: sk, diag: d, ok: ok, file: mdFile(src, *ss)}
+	if !ok {
+		_, err := skill.ParseFrontmatter(ss.SkillMD)
+		b.noFM = errors.Is(err, skill.ErrNoFrontmatter)
+	}
+	m.rebuilt++
+	return b
+}
+
+// claim serves the candidates in order unless their qualified name or URI
+// is taken (then the candidate gets its duplicate diagnostic), applying
+// the overrides, and returns the SKILL.md files of this source served.
+func (st *buildState) claim(order []*candidate, n int) map[string]bool {
+	claimed := make(map[string]bool, n)
+	for _, c := range order {
+		sk := c.b.sk
+		winner, dup := st.byName[sk.QualifiedName]
+		if !dup {
+			winner, dup = st.byURI[sk.URI]
+		}
+		if dup {
+			why := "the first source wins"
+			if claimed[winner] {
+				why = "in one source, a skill whose name equals its folder name wins, then the first found"
+			}
+			c.dup = &events.Diagnostic{File: c.b.file, Level: events.LevelWarn, Unserved: true, Version: c.b.ss.Files[0].Digest,
+				Message: fmt.Sprintf("%s: duplicate skill %s (%s): the one from %s wins (%s); this one is not served",
+					c.b.file, sk.QualifiedName, sk.URI, winner, why)}
+			continue
+		}
+		st.byName[sk.QualifiedName] = c.b.file
+		st.byURI[sk.URI] = c.b.file
+		claimed[c.b.file] = true
+		applyOverride(&sk, st.overrides)
+		st.skills = append(st.skills, sk)
+	}
+	return claimed
+}
+
+// sourceDiags appends the diagnostics of one source's candidates, in walk
+// order: a SKILL.md without frontmatter that a served skill holds as a
+// file is a note instead of a skip (issue 13 item 7).
+func (st *buildState) sourceDiags(cands []candidate, claimed map[string]bool) {
+	for _, c := range cands {
+		if c.b.noFM {
+			if n, ok := noteServedAsFile(c.b, cands, claimed); ok {
+				st.diags = append(st.diags, n)
+				continue
+			}
+		}
+		if c.b.diag != nil {
+			st.diags = append(st.diags, *c.b.diag)
+		}
+		if c.dup != nil {
+			st.diags = append(st.diags, *c.dup)
+		}
+	}
 }
 
 // applyOverride applies the invocation override of sk's qualified name,
