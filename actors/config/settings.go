@@ -188,6 +188,12 @@ type parser interface {
 // SettingsTable returns every setting skilljack reads, in README order.
 // The caller owns the slice.
 func SettingsTable() []Setting {
+	return slices.Concat(sourceSettings(), serverSettings(), remoteSettings())
+}
+
+// sourceSettings are the settings of what is served and how it is shown:
+// sources, static mode, tools, catalog, client roots.
+func sourceSettings() []Setting {
 	return []Setting{
 		{positional: true, FlagDoc: "`[dir ...]` (positional; comma lists allowed)", Env: []string{"SKILLS_DIR"}, EnvDoc: "`SKILLS_DIR` (comma list)",
 			FileKey: "skillDirectories", DefaultDoc: "config `skillDirectories`, else none", Table: TableServe,
@@ -215,6 +221,13 @@ func SettingsTable() []Setting {
 				"prefixed by the root's folder name, re-read on `notifications/roots/list_changed` (on 2026-07-28, asked with the first `tools/call`, `prompts/get` or `resources/read` after a change); never saved; off with `--static`",
 			Usage: "serve the skill folders of the client's workspace roots",
 			parse: enumParser{RootsAuto, RootsOff}, set: to(func(s *Settings) *string { return &s.Roots })},
+	}
+}
+
+// serverSettings are the settings of the transport, tracing, size caps and
+// logging.
+func serverSettings() []Setting {
+	return []Setting{
 		{Flag: "--http", Arg: "PORT", Optional: true, FlagDoc: "`--http[=PORT]`", Env: []string{"SKILLJACK_HTTP_PORT"}, EnvDoc: "`SKILLJACK_HTTP_PORT=PORT`",
 			Default: strconv.Itoa(DefaultHTTPPort), DefaultDoc: "off (stdio); port 3000", Table: TableServe,
 			Doc:   "serve stateless HTTP at `POST /mcp` instead of stdio; `--http=0` picks a free port. Port priority: `--http=PORT` > `SKILLJACK_HTTP_PORT` > 3000",
@@ -264,7 +277,13 @@ func SettingsTable() []Setting {
 			Usage: "print the version and exit", parse: boolParser{}, set: to(func(s *Settings) *bool { return &s.Version })},
 		{Flag: "--help", Alias: "-h", Optional: true, Implied: "true", Default: "false", DefaultDoc: "—", Table: TableServe, Doc: "print this help and exit",
 			Usage: "print this help and exit", parse: boolParser{}, set: to(func(s *Settings) *bool { return &s.Help })},
+	}
+}
 
+// remoteSettings are the settings of publishers and GitHub repositories
+// (README "Remote sources"), then the config-file-only keys.
+func remoteSettings() []Setting {
+	return []Setting{
 		{Env: []string{"WELL_KNOWN_ALLOWED_ORIGINS"}, FileKey: "wellKnownAllowedOrigins", DefaultDoc: "none (deny)", Table: TableRemote,
 			Doc:   "comma list of publisher origins (`https://host[:port]`); exact match, case-insensitive host, port significant, no subdomains. The variable replaces the config list when set",
 			parse: listParser{}, set: to(func(s *Settings) *[]string { return &s.wkOrigins })},
