@@ -40,7 +40,7 @@ var (
 		// any package may import them without a cycle.
 		"events/eventstest":        {"events"},
 		"actors/skill/skilltest":   {},
-		"actors/remote/remotetest": {"actors/remote", "actors/skill/skilltest"},
+		"actors/remote/remotetest": {"actors/remote"},
 	}
 )
 
@@ -213,7 +213,7 @@ func TestImportRuleCases(t *testing.T) {
 		{"actors/skill/skilltest", module + "/actors/skill", false},
 		{"actors/skill/skilltest", module + "/events", false},
 		{"actors/remote/remotetest", module + "/actors/remote", true},
-		{"actors/remote/remotetest", module + "/actors/skill/skilltest", true},
+		{"actors/remote/remotetest", module + "/actors/skill/skilltest", false},
 		{"actors/remote/remotetest", module + "/actors/remote/github", false},
 		{"actors/remote/remotetest", module + "/actors/config", false},
 		{"actors/remote/remotetest", module + "/events/eventstest", false},

@@ -25,8 +25,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 )
 
 // Age is how old [AgeTree] makes every canary entry and crash leftover:
@@ -41,11 +39,11 @@ const Age = 3 * time.Hour
 func MakeCanary(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "etc")
-	skilltest.WriteTree(t, dir, map[string]string{
+	writeFiles(t, dir, map[string]string{
 		"passwd":               "root:x:0:0:root:/root:/bin/sh\n",
 		"hosts":                "127.0.0.1 localhost\n",
 		"ssl/certs/ca.pem":     "-----BEGIN CERTIFICATE-----\n",
-		"hello/SKILL.md":       skilltest.SkillMD("hello", "Canary."),
+		"hello/SKILL.md":       "---\nname: hello\ndescription: Canary.\n---\n",
 		"bye/.skilljack-cache": "marker\n",
 		".skilljack-cache":     "marker\n",
 		"index.json":           `{"skills":{}}`,
@@ -159,14 +157,14 @@ func ReplaceWith(t testing.TB, p string, v Variant, canary string, aged bool) ma
 			os.Chtimes(p, old, old)
 		}
 	case AsForeign:
-		skilltest.WriteTree(t, p, map[string]string{"notes.txt": "mine\n", "SKILL.md": skilltest.SkillMD("mine", "Mine."), "sub/data.bin": "data"})
+		writeFiles(t, p, map[string]string{"notes.txt": "mine\n", "SKILL.md": "---\nname: mine\ndescription: Mine.\n---\n", "sub/data.bin": "data"})
 		AgeTree(t, p)
 		foreign = Snapshot(t, p)
 	case AsOtherUser:
 		if os.Getuid() != 0 {
 			t.Skip("making a folder of another user needs root")
 		}
-		skilltest.WriteTree(t, p, map[string]string{".skilljack-cache": "marker\n", "notes.txt": "theirs\n"})
+		writeFiles(t, p, map[string]string{".skilljack-cache": "marker\n", "notes.txt": "theirs\n"})
 		AgeTree(t, p)
 		filepath.WalkDir(p, func(q string, _ fs.DirEntry, err error) error {
 			if err == nil {
@@ -255,4 +253,20 @@ func RemoveMarkers(t testing.TB, dir string) {
 		}
 		return os.Chtimes(filepath.Dir(p), fi.ModTime(), fi.ModTime())
 	})
+}
+
+// writeFiles writes files (slash paths relative to root → content) below
+// root, creating folders; a canary or a foreign folder is plain files, so
+// this package needs no skill helpers.
+func writeFiles(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
