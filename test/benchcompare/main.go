@@ -593,26 +593,72 @@ func (p *proc) walk() (time.Duration, []string, [][]string, int, error) {
 	}
 }
 
+// session runs one round against s: initialize, the first page cold and
+// warm, full walks, skills/get of every skill and resources/read of every
+// file, the edits and the exit, each step adding its rows to res.
 func session(c config, s server, round int, res *results) error {
 	logf := filepath.Join(c.logs, fmt.Sprintf("%s-%d.stderr", s.name, round))
 	p, err := start(s, logf)
 	if err != nil {
 		return err
 	}
-	fail := func(err error) error {
-		p.kill()
+	r := &sessionRun{c: c, s: s, round: round, res: res, p: p, pid: p.cmd.Process.Pid}
+	steps := []func() error{r.initialize, r.firstPage, r.walkAll, r.getAll, r.readAll, r.endStats, r.edit}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			p.kill()
+			return fmt.Errorf("%w (stderr in %s)", err, logf)
+		}
+	}
+	dExit, err := stop(c, p)
+	if err != nil {
 		return fmt.Errorf("%w (stderr in %s)", err, logf)
 	}
-	pid := p.cmd.Process.Pid
-	dInit, e, err := p.initialize(c)
+	res.add(rowExit, ms(dExit))
+	progress("%s round %d/%d %s: init %s, RSS %.0f MiB, walk %s, get %s, read %s, CPU %.2f s, exit %s",
+		c.label, round, c.rounds, s.name, fmtDur(r.dInit), r.hwm/(1<<20), fmtDur(median2(r.walks)),
+		fmtDur(median2(r.gets)), fmtDur(median2(r.reads)), r.cpuAll.Seconds(), fmtDur(dExit))
+	return nil
+}
+
+// sessionRun is one round's state, carried from step to step of session.
+type sessionRun struct {
+	c     config
+	s     server
+	round int
+	res   *results
+	p     *proc
+	pid   int
+
+	subscribe   bool // the server declared resources.subscribe
+	dInit       time.Duration
+	hwm         float64 // VmHWM after initialize, bytes
+	walks       []time.Duration
+	skills      []string
+	files       [][]string
+	pages       int
+	gets, reads []time.Duration
+	getErrs     int
+	readErrs    int
+	nFiles      int
+	cpuAll      time.Duration
+}
+
+// initialize times initialize, checks the answer's protocol version and
+// capabilities, sends notifications/initialized and records the start-up
+// memory and CPU.
+func (r *sessionRun) initialize() error {
+	dInit, e, err := r.p.initialize(r.c)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	hwm, err1 := vmHWM(pid)
-	cpuInit, err2 := cpu(pid)
+	r.dInit = dInit
+	hwm, err1 := vmHWM(r.pid)
+	cpuInit, err2 := cpu(r.pid)
 	if err := errors.Join(err1, err2); err != nil {
-		return fail(err)
+		return err
 	}
+	r.hwm = hwm
 	var ir struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		Capabilities    struct {
@@ -623,132 +669,147 @@ func session(c config, s server, round int, res *results) error {
 		} `json:"capabilities"`
 	}
 	if err := json.Unmarshal(e.Result, &ir); err != nil {
-		return fail(err)
+		return err
 	}
 	if ir.ProtocolVersion != "2025-11-25" {
-		progress("WARNING: %s answered protocolVersion %q", s.name, ir.ProtocolVersion)
+		progress("WARNING: %s answered protocolVersion %q", r.s.name, ir.ProtocolVersion)
 	}
 	if _, ok := ir.Capabilities.Extensions["io.modelcontextprotocol/skills"]; !ok {
-		progress("WARNING: %s does not declare io.modelcontextprotocol/skills", s.name)
+		progress("WARNING: %s does not declare io.modelcontextprotocol/skills", r.s.name)
 	}
-	if err := p.notify("notifications/initialized"); err != nil {
-		return fail(err)
+	r.subscribe = ir.Capabilities.Resources != nil && ir.Capabilities.Resources.Subscribe
+	if err := r.p.notify("notifications/initialized"); err != nil {
+		return err
 	}
-	res.add(rowInit, ms(dInit))
-	res.add(rowRSS, hwm/(1<<20))
-	res.add(rowCPUInit, cpuInit.Seconds())
+	r.res.add(rowInit, ms(dInit))
+	r.res.add(rowRSS, hwm/(1<<20))
+	r.res.add(rowCPUInit, cpuInit.Seconds())
+	return nil
+}
 
-	// First page: cold, then warm.
-	dCold, err := p.request("skills/list", map[string]any{}, nil)
+// firstPage times the first page of skills/list cold, then warm.
+func (r *sessionRun) firstPage() error {
+	dCold, err := r.p.request("skills/list", map[string]any{}, nil)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	res.add(rowPageCold, ms(dCold))
+	r.res.add(rowPageCold, ms(dCold))
 	var warm []time.Duration
-	for range c.warmPages {
-		d, err := p.request("skills/list", map[string]any{}, nil)
+	for range r.c.warmPages {
+		d, err := r.p.request("skills/list", map[string]any{}, nil)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		warm = append(warm, d)
 	}
 	if len(warm) > 0 {
-		res.add(rowPageWarm, median(durs(warm)))
+		r.res.add(rowPageWarm, median(durs(warm)))
 	}
+	return nil
+}
 
-	// Full walks.
-	var walks []time.Duration
-	var skills []string
-	var files [][]string
-	var pages int
-	for range max(1, c.walks) {
-		d, sk, fs, n, err := p.walk()
+// walkAll times full walks of the listing and keeps the last one's skills
+// and files for the steps after it.
+func (r *sessionRun) walkAll() error {
+	for range max(1, r.c.walks) {
+		d, sk, fs, n, err := r.p.walk()
 		if err != nil {
-			return fail(err)
+			return err
 		}
-		walks = append(walks, d)
-		skills, files, pages = sk, fs, n
+		r.walks = append(r.walks, d)
+		r.skills, r.files, r.pages = sk, fs, n
 	}
-	res.add(rowWalk, median(durs(walks)))
+	r.res.add(rowWalk, median(durs(r.walks)))
+	return nil
+}
 
-	// skills/get of every skill, resources/read of every file.
-	var gets, reads []time.Duration
-	getErrs, readErrs, nFiles := 0, 0, 0
-	for _, u := range skills {
-		d, err := p.request("skills/get", map[string]any{"uri": u}, nil)
+// getAll times skills/get of every skill. An error answer is counted (the
+// first one logged) and timed; a failed round trip ends the session.
+func (r *sessionRun) getAll() error {
+	for _, u := range r.skills {
+		d, err := r.p.request("skills/get", map[string]any{"uri": u}, nil)
 		if err != nil {
 			if d == 0 {
-				return fail(err)
+				return err
 			}
-			if getErrs == 0 {
-				progress("%s: %v", s.name, err)
+			if r.getErrs == 0 {
+				progress("%s: %v", r.s.name, err)
 			}
-			getErrs++
+			r.getErrs++
 		}
-		gets = append(gets, d)
+		r.gets = append(r.gets, d)
 	}
-	for _, fs := range files {
+	return nil
+}
+
+// readAll times resources/read of every file in the manifests, with
+// errors handled as in getAll.
+func (r *sessionRun) readAll() error {
+	for _, fs := range r.files {
 		for _, u := range fs {
-			nFiles++
-			d, err := p.request("resources/read", map[string]any{"uri": u}, nil)
+			r.nFiles++
+			d, err := r.p.request("resources/read", map[string]any{"uri": u}, nil)
 			if err != nil {
 				if d == 0 {
-					return fail(err)
+					return err
 				}
-				if readErrs == 0 {
-					progress("%s: %v", s.name, err)
+				if r.readErrs == 0 {
+					progress("%s: %v", r.s.name, err)
 				}
-				readErrs++
+				r.readErrs++
 			}
-			reads = append(reads, d)
+			r.reads = append(r.reads, d)
 		}
 	}
-	if len(gets) > 0 {
-		res.add(rowGet, median(durs(gets)))
+	return nil
+}
+
+// endStats records the get and read medians, the CPU and memory after the
+// reads, and the corpus description (with this round's error counts).
+func (r *sessionRun) endStats() error {
+	res := r.res
+	if len(r.gets) > 0 {
+		res.add(rowGet, median(durs(r.gets)))
 	}
-	if len(reads) > 0 {
-		res.add(rowRead, median(durs(reads)))
+	if len(r.reads) > 0 {
+		res.add(rowRead, median(durs(r.reads)))
 	}
-	cpuAll, err1 := cpu(pid)
-	hwmEnd, err2 := vmHWM(pid)
+	cpuAll, err1 := cpu(r.pid)
+	hwmEnd, err2 := vmHWM(r.pid)
 	if err := errors.Join(err1, err2); err != nil {
-		return fail(err)
+		return err
 	}
+	r.cpuAll = cpuAll
 	res.add(rowCPU, cpuAll.Seconds())
 	res.add(rowRSSEnd, hwmEnd/(1<<20))
 	if res.info == "" {
-		res.info = fmt.Sprintf("lists %d skills in %d pages, %d files in their manifests", len(skills), pages, nFiles)
+		res.info = fmt.Sprintf("lists %d skills in %d pages, %d files in their manifests", len(r.skills), r.pages, r.nFiles)
 	}
-	if getErrs+readErrs > 0 {
-		res.info += fmt.Sprintf("; round %d: %d skills/get and %d resources/read errors (first one in the progress log)", round, getErrs, readErrs)
+	if r.getErrs+r.readErrs > 0 {
+		res.info += fmt.Sprintf("; round %d: %d skills/get and %d resources/read errors (first one in the progress log)", r.round, r.getErrs, r.readErrs)
 	}
+	return nil
+}
 
-	// Edits.
-	editNote := ""
+// edit times the edits when they are asked for and the server can
+// subscribe, and notes why not otherwise.
+func (r *sessionRun) edit() error {
+	var editNote string
 	switch {
-	case c.edits <= 0:
+	case r.c.edits <= 0:
 		editNote = "– (not run: -edits 0)"
-	case ir.Capabilities.Resources == nil || !ir.Capabilities.Resources.Subscribe:
+	case !r.subscribe:
 		editNote = "– (no resources.subscribe)"
 	default:
-		lat, err := edits(c, p, files)
+		lat, err := edits(r.c, r.p, r.files)
 		if err != nil {
-			return fail(err)
+			return err
 		}
-		res.add(rowEditMed, median(durs(lat)))
-		res.add(rowEditP99, p99(durs(lat)))
+		r.res.add(rowEditMed, median(durs(lat)))
+		r.res.add(rowEditP99, p99(durs(lat)))
 		editNote = fmt.Sprintf("(%d edits per round)", len(lat))
 	}
-	res.notes[rowEditMed], res.notes[rowEditP99] = editNote, editNote
-
-	dExit, err := stop(c, p)
-	if err != nil {
-		return fmt.Errorf("%w (stderr in %s)", err, logf)
-	}
-	res.add(rowExit, ms(dExit))
-	progress("%s round %d/%d %s: init %s, RSS %.0f MiB, walk %s, get %s, read %s, CPU %.2f s, exit %s",
-		c.label, round, c.rounds, s.name, fmtDur(dInit), hwm/(1<<20), fmtDur(median2(walks)),
-		fmtDur(median2(gets)), fmtDur(median2(reads)), cpuAll.Seconds(), fmtDur(dExit))
+	r.res.notes[rowEditMed], r.res.notes[rowEditP99] = editNote, editNote
 	return nil
 }
 
