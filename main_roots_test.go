@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -17,33 +16,6 @@ import (
 // the skill folders of its workspace roots served beside the configured
 // sources, re-read when its roots change; --roots=off and a client without
 // roots are never asked.
-
-// startRunClient is startRun with a client of the caller's (so that the test
-// can change its roots).
-func startRunClient(t *testing.T, version string, client *mcp.Client, args ...string) *running {
-	t.Helper()
-	env := map[string]string{"HOME": t.TempDir()}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{stderr: &lockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
-	go func() {
-		err := run(ctx, args, inR, outW, r.stderr, func(k string) string { return env[k] })
-		outW.Close()
-		inR.Close()
-		r.done <- err
-	}()
-	cctx, ccancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer ccancel()
-	cs, err := client.Connect(cctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		cancel()
-		t.Fatalf("connecting to run %v: %v\nstderr:\n%s", args, err, r.stderr)
-	}
-	r.cs = cs
-	t.Cleanup(func() { r.cancel(); r.cs.Close() })
-	return r
-}
 
 // fileURI is the file:// URI of the absolute folder dir.
 func fileURI(dir string) string {

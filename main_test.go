@@ -54,9 +54,23 @@ type running struct {
 
 // startRun calls run(ctx, args, stdin pipe, stdout pipe, stderr buffer,
 // getenv) in a goroutine, with env as the whole environment (HOME a fresh
-// temporary folder unless set), and connects a go-sdk client speaking
-// version over the pipes. Stop it with stop.
+// temporary folder unless set), and connects a go-sdk client with
+// clientOpts speaking version over the pipes. Stop it with stop.
 func startRun(t *testing.T, version string, env map[string]string, clientOpts *mcp.ClientOptions, args ...string) *running {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "main-test", Version: "v0"}, clientOpts)
+	return startRunWith(t, version, env, client, args...)
+}
+
+// startRunClient is [startRun] with a client the test built (roots,
+// handlers) and a fresh HOME.
+func startRunClient(t *testing.T, version string, client *mcp.Client, args ...string) *running {
+	t.Helper()
+	return startRunWith(t, version, nil, client, args...)
+}
+
+// startRunWith runs the program as [startRun] describes and connects client.
+func startRunWith(t *testing.T, version string, env map[string]string, client *mcp.Client, args ...string) *running {
 	t.Helper()
 	if env == nil {
 		env = map[string]string{}
@@ -74,7 +88,6 @@ func startRun(t *testing.T, version string, env map[string]string, clientOpts *m
 		inR.Close()
 		r.done <- err
 	}()
-	client := mcp.NewClient(&mcp.Implementation{Name: "main-test", Version: "v0"}, clientOpts)
 	cctx, ccancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer ccancel()
 	cs, err := client.Connect(cctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
