@@ -161,7 +161,7 @@ func probeParams(p mcp.Params) paramProbe {
 // decoded it; this covers stdio.
 func (f *Facade) limitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if p := req.GetParams(); p != nil {
+		if p := req.GetParams(); p != nil && !smallArguments(p) {
 			pr := probeParams(p)
 			if err := pr.err(); err != nil {
 				return nil, err
@@ -169,4 +169,13 @@ func (f *Facade) limitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// smallArguments reports whether p is a tools/call whose raw arguments are
+// no longer than [MaxParamBytes] in all, so that no argument can be over
+// it: the common call skips decoding them once more. Other params are
+// checked without decoding anything.
+func smallArguments(p mcp.Params) bool {
+	c, ok := p.(*mcp.CallToolParamsRaw)
+	return ok && len(c.Arguments) <= MaxParamBytes && len(c.Name) <= MaxParamBytes
 }

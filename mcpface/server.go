@@ -429,27 +429,17 @@ func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Mess
 				catalogs = nil
 				continue
 			}
-			_ = events.Handle(f.log, msg, func(m *message.Message) error {
-				ev, err := events.Decode[events.CatalogChanged](m)
-				if err != nil {
-					return err
-				}
+			if ev, ok := events.Receive[events.CatalogChanged](f.log, msg); ok {
 				f.SetCatalog(ev.Catalog) // its sync wakes the case below
-				return nil
-			})
+			}
 		case msg, ok := <-updates:
 			if !ok {
 				updates = nil
 				continue
 			}
-			_ = events.Handle(f.log, msg, func(m *message.Message) error {
-				ev, err := events.Decode[events.ResourcesUpdated](m)
-				if err != nil {
-					return err
-				}
+			if ev, ok := events.Receive[events.ResourcesUpdated](f.log, msg); ok {
 				held.add(ev)
-				return nil
-			})
+			}
 			f.sendUpdates(ctx, held)
 		case <-f.syncedCh:
 			f.sendUpdates(ctx, held)

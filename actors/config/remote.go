@@ -361,6 +361,9 @@ func validRef(ref string) bool {
 // secrets). The authority ends at "/", "?", "#", white space, a quote or
 // any other character a URL cannot hold unescaped there.
 func RedactUserInfo(s string) string {
+	if !strings.Contains(s, "://") {
+		return s // the common case: nothing to copy
+	}
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "://")
