@@ -1,0 +1,36 @@
+// Package apps holds the two MCP Apps views skilljack-mcp serves (SEP-1865,
+// extension io.modelcontextprotocol/ui): the config app and the skills
+// display. Each view is one self-contained HTML document embedded at build
+// time; the facade serves it as a ui:// resource and links it from its tools.
+package apps
+
+import _ "embed"
+
+// ExtensionID is the capability key a client declares under
+// capabilities.extensions when it renders MCP Apps views.
+const ExtensionID = "io.modelcontextprotocol/ui"
+
+// MIMEType is the media type of every view resource, exactly as the MCP Apps
+// specification requires.
+const MIMEType = "text/html;profile=mcp-app"
+
+// ConfigURI and DisplayURI are the resource URIs of the two views, as the
+// TypeScript reference names them.
+const (
+	ConfigURI  = "ui://skill-config/mcp-app.html"
+	DisplayURI = "ui://skill-display/skill-display.html"
+)
+
+//go:embed skill-config.html
+var configHTML string
+
+//go:embed skill-display.html
+var displayHTML string
+
+// ConfigHTML returns the config app's HTML document (served at ConfigURI).
+// It is immutable and safe for concurrent use.
+func ConfigHTML() string { return configHTML }
+
+// DisplayHTML returns the skills display's HTML document (served at
+// DisplayURI). It is immutable and safe for concurrent use.
+func DisplayHTML() string { return displayHTML }
