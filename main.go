@@ -4,7 +4,9 @@
 // Usage:
 //
 //	skilljack-mcp [flags] [source ...]
-//	skilljack-mcp validate [source ...]
+//	skilljack-mcp validate [--strict] [--json] [source ...]
+//	skilljack-mcp list [--json] [source ...]
+//	skilljack-mcp --version
 //
 // A source is a skill folder, a GitHub repository
 // (github.com/owner/repo[/subpath][@ref]) or a publisher URL
@@ -131,7 +133,7 @@ Usage:
   skilljack-mcp list [--json] [source ...]  list the skills a client would be served: qualified
                                             name, skill path, source, files, bytes, warnings
   skilljack-mcp --version                   print the version
-Both read GitHub and publisher sources from their caches only; they never fetch.
+validate and list read GitHub and publisher sources from their caches only; they never fetch.
 
 A source is a skill folder, a GitHub repository (github.com/owner/repo[/subpath][@ref];
 allowlist its owner with GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS) or a publisher
