@@ -8,6 +8,7 @@ import (
 	"debug/elf"
 	"debug/macho"
 	"debug/pe"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -70,7 +71,7 @@ type bundleMCPConfig struct {
 // does not (issue 15; MCPB-R05 … R09, spec Part C): every
 // platform_overrides key is a real platform (hosts select by OS only), every
 // command and the entry_point exist in the bundle, are executable and have
-// the right header (a universal Mach-O with amd64 and arm64 slices, PE
+// the right header (a universal Mach-O with amd64 and arm64 slices, the arm64 one signed, PE
 // amd64, ELF amd64), every ${...} is one the host substitutes and every
 // ${user_config.x} is declared, every optional field has a default (an
 // unset one is passed on as literal text), the version equals the binary's
@@ -158,6 +159,14 @@ func checkBundleBinary(t *testing.T, dir, field, rel, goos string) {
 		var cpus []macho.Cpu
 		for _, a := range ff.Arches {
 			cpus = append(cpus, a.Cpu)
+			// macOS on Apple silicon runs no unsigned code; Go's linker
+			// signs darwin/arm64 ad hoc, and the slice must keep it.
+			if a.Cpu == macho.CpuArm64 && !slices.ContainsFunc(a.Loads, func(l macho.Load) bool {
+				raw := l.Raw()
+				return len(raw) >= 4 && binary.LittleEndian.Uint32(raw) == lcCodeSignature
+			}) {
+				t.Errorf("%s %s: the arm64 slice has no code signature (LC_CODE_SIGNATURE)", field, rel)
+			}
 		}
 		ff.Close()
 		if !slices.Contains(cpus, macho.CpuAmd64) || !slices.Contains(cpus, macho.CpuArm64) {
@@ -184,6 +193,9 @@ func checkBundleBinary(t *testing.T, dir, field, rel, goos string) {
 		t.Errorf("%s %s: a %s binary, want one for %s", field, rel, kind, goos)
 	}
 }
+
+// lcCodeSignature is the Mach-O load command of a code signature.
+const lcCodeSignature = 0x1d
 
 // placeholderRe finds each ${...} of a manifest value.
 var placeholderRe = regexp.MustCompile(`\$\{([^{}]*)\}`)
