@@ -582,7 +582,7 @@ func validate(ctx context.Context, set config.Settings, cmd command, out io.Writ
 		default:
 			sum.Warnings++
 		}
-		if f.Unserved {
+		if f.Unserved && d.Level != events.LevelNote {
 			sum.Unserved++
 		}
 	}

@@ -22,7 +22,7 @@ func TestLoadPlaceholders(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, ".skilljack"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := `{"skillDirectories": ["` + dir + `"], "githubAllowedOrgs": ["acme"]}`
+	cfg := `{"skillDirectories": ["` + dir + `"], "githubAllowedOrgs": ["acme"], "githubAllowedUsers": ["bob"]}`
 	if err := os.WriteFile(filepath.Join(home, ".skilljack", "config.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +31,7 @@ func TestLoadPlaceholders(t *testing.T) {
 		"GITHUB_ALLOWED_ORGS":        "${user_config.github_allowed_orgs}",
 		"GITHUB_TOKEN":               " ${user_config.github_token} ",
 		"WELL_KNOWN_ALLOWED_ORIGINS": "",
+		"GITHUB_ALLOWED_USERS":       "  ",
 	}
 	args := []string{"--", "${user_config.skill_dirs}", "--catalog=${user_config.catalog}"}
 	st, warnings, err := config.Load(config.LoadOptions{Args: args, Getenv: func(k string) string { return env[k] }, Home: home, Cwd: home})
@@ -40,8 +41,8 @@ func TestLoadPlaceholders(t *testing.T) {
 	if st.Config.ActiveSource != "config" || len(st.Config.Sources) != 2 || st.Config.Sources[0].Root != dir {
 		t.Errorf("sources = %s %+v, want the config file's %s then the bundled one", st.Config.ActiveSource, st.Config.Sources, dir)
 	}
-	if st.Tools != "auto" || st.Config.GitHub.Token != "" || strings.Join(st.Config.GitHub.AllowedOwners, ",") != "acme" {
-		t.Errorf("tools %q, token %q, owners %v; want auto, none and the config file's acme", st.Tools, st.Config.GitHub.Token, st.Config.GitHub.AllowedOwners)
+	if st.Tools != "auto" || st.Config.GitHub.Token != "" || strings.Join(st.Config.GitHub.AllowedOwners, ",") != "acme,bob" {
+		t.Errorf("tools %q, token %q, owners %v; want auto, none and the config file's acme,bob (an empty variable is unset)", st.Tools, st.Config.GitHub.Token, st.Config.GitHub.AllowedOwners)
 	}
 	var all []string
 	for _, w := range warnings {
@@ -60,7 +61,7 @@ func TestLoadPlaceholders(t *testing.T) {
 	}
 	// The --catalog=… value is an unreplaced placeholder too; the "--"
 	// before it makes it a source, and as a source it is ignored as well.
-	if strings.Count(text, "unreplaced placeholder") != 5 || strings.Contains(text, "WELL_KNOWN_ALLOWED_ORIGINS") {
+	if strings.Count(text, "unreplaced placeholder") != 5 || strings.Contains(text, "WELL_KNOWN_ALLOWED_ORIGINS") || strings.Contains(text, "GITHUB_ALLOWED_USERS") {
 		t.Errorf("want exactly 5 placeholder warnings and none about an empty variable; warnings:\n%s", text)
 	}
 	for _, src := range st.Config.Sources {
