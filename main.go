@@ -4,7 +4,9 @@
 // Usage:
 //
 //	skilljack-mcp [flags] [source ...]
-//	skilljack-mcp validate [source ...]
+//	skilljack-mcp validate [--strict] [--json] [source ...]
+//	skilljack-mcp list [--json] [source ...]
+//	skilljack-mcp --version
 //
 // A source is a skill folder, a GitHub repository
 // (github.com/owner/repo[/subpath][@ref]) or a publisher URL
@@ -21,6 +23,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -78,26 +81,39 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// validateFlags takes the validate subcommand's own flag, --strict, out of
-// args (before "--"): it is no server setting, so no row of the settings
-// table.
-func validateFlags(args []string) (rest []string, validating, strict bool) {
-	if len(args) == 0 || args[0] != "validate" {
-		return args, false, false
+// command is a one-shot subcommand and its own flags, which are no server
+// settings, so no rows of the settings table.
+type command struct {
+	// name is "validate", "list" or "" (serve).
+	name string
+	// strict is validate's --strict; json is --json of validate and list.
+	strict, json bool
+}
+
+// commandFlags takes the subcommand (validate or list) and its own flags
+// (--strict, --json) out of args, before "--". validate stays the first
+// argument, as config.Load reads it; list goes, so that it is no source.
+func commandFlags(args []string) (rest []string, cmd command) {
+	if len(args) == 0 || (args[0] != "validate" && args[0] != "list") {
+		return args, cmd
 	}
-	rest = []string{"validate"}
+	cmd.name = args[0]
+	if cmd.name == "validate" {
+		rest = []string{"validate"}
+	}
 	for i, a := range args[1:] {
-		if a == "--" {
-			rest = append(rest, args[1+i:]...)
-			break
+		switch {
+		case a == "--":
+			return append(rest, args[1+i:]...), cmd
+		case a == "--strict" && cmd.name == "validate":
+			cmd.strict = true
+		case a == "--json":
+			cmd.json = true
+		default:
+			rest = append(rest, a)
 		}
-		if a == "--strict" {
-			strict = true
-			continue
-		}
-		rest = append(rest, a)
 	}
-	return rest, true, strict
+	return rest, cmd
 }
 
 // errDone is returned by the server goroutine when the client went away
@@ -110,10 +126,14 @@ const usageFormat = `skilljack-mcp serves Agent Skills to MCP clients over stdio
 
 Usage:
   skilljack-mcp [flags] [source ...]        serve skills (stdin/stdout speak MCP)
-  skilljack-mcp validate [--strict] [source ...]
+  skilljack-mcp validate [--strict] [--json] [source ...]
                                             report what is off in the skills, then exit:
                                             0 clean, 1 something is not served as written
                                             (--strict: any warning), 2 usage or I/O error
+  skilljack-mcp list [--json] [source ...]  list the skills a client would be served: qualified
+                                            name, skill path, source, files, bytes, warnings
+  skilljack-mcp --version                   print the version
+validate and list read GitHub and publisher sources from their caches only; they never fetch.
 
 A source is a skill folder, a GitHub repository (github.com/owner/repo[/subpath][@ref];
 allowlist its owner with GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS) or a publisher
@@ -135,12 +155,12 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 			err = redactedError{err, red}
 		}
 	}()
-	args, validating, strict := validateFlags(args)
+	args, cmd := commandFlags(args)
 	loadOpts := config.LoadOptions{Args: args, Getenv: getenv, Home: getenv("HOME")}
 	set, warnings, err := config.Load(loadOpts)
 	if err != nil {
 		err = fmt.Errorf("loading configuration: %w", err)
-		if validating {
+		if cmd.name != "" {
 			return &exitError{2, err}
 		}
 		return err
@@ -166,8 +186,11 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	for _, w := range warnings {
 		clog.Warn(w.Message, w.Args...)
 	}
-	if set.Validate {
-		return validate(ctx, set, strict, stdout, log)
+	switch cmd.name {
+	case "validate":
+		return validate(ctx, set, cmd, stdout, log)
+	case "list":
+		return list(ctx, set, cmd, stdout, log)
 	}
 	// The config file is watched and config commands applied while
 	// running: each change works the configuration out again as here.
@@ -457,15 +480,12 @@ func isLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// validate scans every source once and prints one line per finding to out,
-// then a summary. It returns an [exitError] with code 2 when no skill folder
-// was given or a local source does not exist, and with code 1 when
-// something the sources hold is not served as written (an error, or a
-// warning marked Unserved) or, with strict, on any warning; notes never
-// fail (issue 13 items 7 and 10).
-func validate(ctx context.Context, set config.Settings, strict bool, out io.Writer, log *slog.Logger) error {
+// scanOnce scans every source of set once for validate and list (remote
+// ones from their caches). It returns an [exitError] with code 2 when no
+// source was given; missing lists the local sources that are not folders
+// (the caller reports what it can, then exits 2).
+func scanOnce(ctx context.Context, set config.Settings, log *slog.Logger) (cat *events.Catalog, missing []string, err error) {
 	cfg := set.Config
-	var missing []string
 	given := 0
 	for _, src := range cfg.Sources {
 		if src.Kind == events.SourceBundled {
@@ -481,54 +501,198 @@ func validate(ctx context.Context, set config.Settings, strict bool, out io.Writ
 	}
 	if given == 0 {
 		if cfg.ActiveSource != "none" {
-			return &exitError{2, errors.New("validate: no usable source: every source given was skipped (see the warnings above)")}
+			return nil, nil, &exitError{2, errors.New("no usable source: every source given was skipped (see the warnings above)")}
 		}
-		return &exitError{2, fmt.Errorf("validate: no skill folder given (pass one or more, set SKILLS_DIR, or list skillDirectories in %s)", cfg.ConfigPath)}
+		return nil, nil, &exitError{2, fmt.Errorf("no skill folder given (pass one or more, set SKILLS_DIR, or list skillDirectories in %s)", cfg.ConfigPath)}
 	}
-	cat, err := actors.Validate(ctx, cfg, &hasher.Options{Bundled: actors.Bundled(), Logger: log,
+	cat, err = actors.Validate(ctx, cfg, &hasher.Options{Bundled: actors.Bundled(), Logger: log,
 		MaxFileSize: set.MaxFileSize, MaxSkillMDSize: set.MaxSkillMDSize})
 	if err != nil {
-		return &exitError{2, err}
+		return nil, nil, &exitError{2, err}
 	}
-	var skipped, unserved, warns, notes int
+	return cat, missing, nil
+}
+
+// validateReport is the output of validate --json (issue 15).
+type validateReport struct {
+	// Sources are the configured sources, the bundled one last, each with
+	// the number of skills it serves.
+	Sources []sourceReport `json:"sources"`
+	// Findings are every finding, in the order of the text output.
+	Findings []actors.Finding `json:"findings"`
+	Summary  validateSummary  `json:"summary"`
+}
+
+// sourceReport is one source of a [validateReport].
+type sourceReport struct {
+	Source string `json:"source"`
+	Kind   string `json:"kind"`
+	Prefix string `json:"prefix"`
+	Root   string `json:"root"`
+	Skills int    `json:"skills"`
+}
+
+// validateSummary counts what validate found, as its last text line does.
+type validateSummary struct {
+	// Skills are the skills served from the configured sources; Bundled
+	// the ones embedded in the binary.
+	Skills  int `json:"skills"`
+	Bundled int `json:"bundled"`
+	// Findings are errors and warnings; Unserved the ones that mean
+	// something is not served as written; Skipped the skills skipped
+	// (errors); Notes never fail.
+	Findings int `json:"findings"`
+	Unserved int `json:"unserved"`
+	Skipped  int `json:"skipped"`
+	Notes    int `json:"notes"`
+	// Warnings are the findings that are warnings (--strict fails on one).
+	Warnings int `json:"warnings"`
+	// ExitCode is the code validate exits with.
+	ExitCode int `json:"exit_code"`
+}
+
+// validate scans every source once and prints one line per finding to out,
+// then a summary, or with --json one [validateReport]. It returns an
+// [exitError] with code 2 when no skill folder was given or a local source
+// does not exist, and with code 1 when something the sources hold is not
+// served as written (an error, or a warning marked Unserved) or, with
+// --strict, on any warning; notes never fail (issue 13 items 7 and 10).
+func validate(ctx context.Context, set config.Settings, cmd command, out io.Writer, log *slog.Logger) error {
+	cat, missing, err := scanOnce(ctx, set, log)
+	if err != nil {
+		return fmt.Errorf("validate: %w", err)
+	}
+	rep := validateReport{Findings: []actors.Finding{}, Sources: sourceReports(cat, set.Config.Sources)}
+	sum := &rep.Summary
+	for _, s := range cat.Skills {
+		if s.Source.Kind == events.SourceBundled {
+			sum.Bundled++
+		} else {
+			sum.Skills++
+		}
+	}
 	for _, d := range cat.Diagnostics {
-		rule := ""
-		if d.Rule != "" {
-			rule = " [" + d.Rule + "]"
-		}
-		// Messages usually begin with the file already; print it once.
-		msg := strings.TrimPrefix(strings.TrimPrefix(d.Message, d.File+": "), "skipped "+d.File+": ")
-		if msg != d.Message && strings.HasPrefix(d.Message, "skipped ") {
-			msg = "skipped: " + msg
-		}
-		if msg == d.Message {
-			msg = strings.TrimPrefix(msg, d.File+" ")
-		}
-		fmt.Fprintf(out, "%s %s: %s%s\n", strings.ToUpper(d.Level), d.File, msg, rule)
+		f := actors.NewFinding(d)
+		rep.Findings = append(rep.Findings, f)
 		switch {
 		case d.Level == events.LevelError:
-			skipped++
-			unserved++
+			sum.Skipped++
 		case d.Level == events.LevelNote:
-			notes++
+			sum.Notes++
 		default:
-			warns++
-			if d.Unserved {
-				unserved++
-			}
+			sum.Warnings++
+		}
+		if f.Unserved && d.Level != events.LevelNote {
+			sum.Unserved++
 		}
 	}
-	fmt.Fprintf(out, "%s served (%s), %s (%d not served as written), %d skipped, %s\n", plural(len(cat.Skills), "skill"),
-		actors.Counts(cat, cfg.Sources), plural(len(cat.Diagnostics)-notes, "finding"), unserved, skipped, plural(notes, "note"))
+	sum.Findings = len(cat.Diagnostics) - sum.Notes
+	var exit error
 	switch {
 	case len(missing) > 0:
-		return &exitError{2, fmt.Errorf("validate: not a skill folder: %s", strings.Join(missing, ", "))}
-	case skipped > 0:
-		return &exitError{1, fmt.Errorf("validate: %d skill(s) skipped; %d finding(s) in all mean something is not served as written", skipped, unserved)}
-	case unserved > 0:
-		return &exitError{1, fmt.Errorf("validate: %d finding(s) mean something is not served as written", unserved)}
-	case strict && warns > 0:
-		return &exitError{1, fmt.Errorf("validate --strict: %s", plural(warns, "warning"))}
+		exit = &exitError{2, fmt.Errorf("validate: not a skill folder: %s", strings.Join(missing, ", "))}
+	case sum.Skipped > 0:
+		exit = &exitError{1, fmt.Errorf("validate: %d skill(s) skipped; %d finding(s) in all mean something is not served as written", sum.Skipped, sum.Unserved)}
+	case sum.Unserved > 0:
+		exit = &exitError{1, fmt.Errorf("validate: %d finding(s) mean something is not served as written", sum.Unserved)}
+	case cmd.strict && sum.Warnings > 0:
+		exit = &exitError{1, fmt.Errorf("validate --strict: %s", plural(sum.Warnings, "warning"))}
+	}
+	if ee, ok := exit.(*exitError); ok {
+		sum.ExitCode = ee.code
+	}
+	if cmd.json {
+		return errors.Join(writeJSON(out, rep), exit)
+	}
+	for _, f := range rep.Findings {
+		rule := ""
+		if f.Rule != "" {
+			rule = " [" + f.Rule + "]"
+		}
+		fmt.Fprintf(out, "%s %s: %s%s\n", strings.ToUpper(f.Level), f.File, f.Reason, rule)
+	}
+	fmt.Fprintf(out, "%s served (%s), %s (%d not served as written), %d skipped, %s\n", plural(len(cat.Skills), "skill"),
+		actors.Counts(cat, set.Config.Sources), plural(sum.Findings, "finding"), sum.Unserved, sum.Skipped, plural(sum.Notes, "note"))
+	return exit
+}
+
+// sourceReports returns the sources of a report, each with its skill count.
+func sourceReports(cat *events.Catalog, sources []events.Source) []sourceReport {
+	n := map[string]int{}
+	for _, s := range cat.Skills {
+		n[s.Source.ID]++
+	}
+	out := make([]sourceReport, 0, len(sources))
+	for _, src := range sources {
+		out = append(out, sourceReport{Source: src.Location, Kind: string(src.Kind), Prefix: src.Prefix, Root: src.Root, Skills: n[src.ID]})
+	}
+	return out
+}
+
+// listReport is the output of list --json (issue 15).
+type listReport struct {
+	// Skills are what a client would be served, in URI (skills/list) order.
+	Skills []actors.ListedSkill `json:"skills"`
+	// Findings are the findings about no served skill: skipped skills,
+	// sources, the configuration.
+	Findings []actors.Finding `json:"findings"`
+}
+
+// list prints the skills a client would be served (remote sources from
+// their caches): a table of qualified name, files, bytes, source and skill
+// path, each skill's warnings indented below it, then the findings about
+// no served skill; with --json one [listReport]. It exits 0, or 2 (after
+// printing) as validate does on a usage or I/O problem; findings do not
+// fail (validate is the check).
+func list(ctx context.Context, set config.Settings, cmd command, out io.Writer, log *slog.Logger) error {
+	cat, missing, err := scanOnce(ctx, set, log)
+	if err != nil {
+		return fmt.Errorf("list: %w", err)
+	}
+	var exit error
+	if len(missing) > 0 {
+		exit = &exitError{2, fmt.Errorf("list: not a skill folder: %s", strings.Join(missing, ", "))}
+	}
+	skills, other := actors.List(cat)
+	if cmd.json {
+		return errors.Join(writeJSON(out, listReport{Skills: skills, Findings: other}), exit)
+	}
+	// Columns are padded by hand, not with text/tabwriter, so that the
+	// warning lines below a skill do not widen them.
+	rows := [][]string{{"QUALIFIED NAME", "FILES", "BYTES", "SOURCE", "SKILL PATH"}}
+	for _, s := range skills {
+		rows = append(rows, []string{s.QualifiedName, strconv.Itoa(s.Files), strconv.FormatInt(s.Bytes, 10), s.Source, s.SkillPath})
+	}
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	for i, r := range rows {
+		fmt.Fprintf(out, "%-*s  %*s  %*s  %-*s  %s\n", width[0], r[0], width[1], r[1], width[2], r[2], width[3], r[3], r[4])
+		if i == 0 {
+			continue
+		}
+		for _, f := range skills[i-1].Warnings {
+			fmt.Fprintf(out, "    %s %s: %s\n", strings.ToUpper(f.Level), f.File, f.Reason)
+		}
+	}
+	for _, f := range other {
+		fmt.Fprintf(out, "%s %s: %s\n", strings.ToUpper(f.Level), f.File, f.Reason)
+	}
+	fmt.Fprintf(out, "%s served (%s)\n", plural(len(skills), "skill"), actors.Counts(cat, set.Config.Sources))
+	return exit
+}
+
+// writeJSON writes v to out as indented JSON with a final newline, HTML
+// characters unescaped.
+func writeJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return &exitError{2, fmt.Errorf("writing JSON: %w", err)}
 	}
 	return nil
 }

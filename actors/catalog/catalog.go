@@ -209,7 +209,8 @@ func (st *buildState) claim(order []*candidate, n int) map[string]bool {
 			if claimed[winner] {
 				why = "in one source, a skill whose name equals its folder name wins, then the first found"
 			}
-			c.dup = &events.Diagnostic{File: c.b.file, Level: events.LevelWarn, Unserved: true, Version: c.b.ss.Files[0].Digest,
+			// Never shadowed silently: the collision is surfaced (SEP2640-R74).
+			c.dup = &events.Diagnostic{File: c.b.file, Level: events.LevelWarn, Unserved: true, Version: c.b.ss.Files[0].Digest, Rule: "SEP2640-R74",
 				Message: fmt.Sprintf("%s: duplicate skill %s (%s): the one from %s wins (%s); this one is not served",
 					c.b.file, sk.QualifiedName, sk.URI, winner, why)}
 			continue
@@ -452,7 +453,8 @@ func (f *findings) rule(rule string) {
 // (BR-01) and keys given more than once (ASF-R27).
 func (f *findings) parsing(fm *skill.Frontmatter) {
 	if fm.Fallback != "" {
-		f.note("", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.Fallback)
+		// Strict YAML loaders reject this frontmatter (ASF-R23).
+		f.note("ASF-R23", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.Fallback)
 	}
 	if len(fm.DupKeys) > 0 {
 		quoted := make([]string, len(fm.DupKeys))

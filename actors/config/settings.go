@@ -561,7 +561,9 @@ func Load(opts LoadOptions) (Settings, []Warning, error) {
 		_, err := os.Stat(resolvePath(p, home, cwd))
 		return err == nil
 	}
-	cl, warnings := parseCommandLine(opts.Args, table, exists)
+	args, placeholders := dropPlaceholderArgs(opts.Args)
+	cl, warnings := parseCommandLine(args, table, exists)
+	warnings = append(placeholders, warnings...)
 	st, more, err := load(table, cl, ResolveOptions{Getenv: opts.Getenv, Home: opts.Home, Cwd: opts.Cwd})
 	return st, append(warnings, more...), err
 }
@@ -675,6 +677,10 @@ func load(table []Setting, cl commandLine, opts ResolveOptions) (Settings, []War
 		return Settings{}, nil, err
 	}
 	var warnings []Warning
+	// An empty variable is unset (each parser's empty), and so is one
+	// holding a literal ${...} placeholder, with a warning (issue 15).
+	var placeholders []Warning
+	getenv = placeholderEnv(getenv, &placeholders)
 	st := Settings{Validate: cl.validate}
 	st.Config.ConfigPath = filepath.Join(home, ".skilljack", "config.json")
 	file := readConfigFile(st.Config.ConfigPath, slog.New(warningHandler{&warnings}))
@@ -683,6 +689,7 @@ func load(table []Setting, cl commandLine, opts ResolveOptions) (Settings, []War
 			warnings = append(warnings, resolveSetting(&st, s, candidates(s, cl, getenv, file))...)
 		}
 	}
+	warnings = append(warnings, placeholders...)
 	warnings = append(warnings, derive(&st, file, home, cwd)...)
 	return st, warnings, nil
 }
