@@ -240,7 +240,7 @@ func configText(r configResult) string {
 		b.WriteString("- none: only the bundled skills are served\n")
 	}
 	for _, d := range r.Directories {
-		state := fmt.Sprintf("%d skills", d.SkillCount)
+		state := fmt.Sprintf("%d skill%s", d.SkillCount, map[bool]string{true: "", false: "s"}[d.SkillCount == 1])
 		switch {
 		case !d.Allowed:
 			state = "BLOCKED: not allowlisted"
