@@ -451,7 +451,8 @@ func TestAppsConfigOverridden(t *testing.T) {
 	writeSkillDir(t, cli, "one", "One.")
 	writeSkillDir(t, saved, "two", "Two.")
 	writeSkillDir(t, extra, "three", "Three.")
-	writeConfig(t, home, `{"skillDirectories": ["`+saved+`"]}`)
+	later := filepath.Join(home, "later")
+	writeConfig(t, home, `{"skillDirectories": ["`+saved+`", "`+later+`"]}`)
 	st := startAppStack(t, home, nil, cli)
 	cs := st.connect(t, legacyVersion, uiCaps())
 	tools := toolSet(t, cs)
@@ -467,6 +468,16 @@ func TestAppsConfigOverridden(t *testing.T) {
 	}
 	if !strings.Contains(textOf(res), "command line or SKILLS_DIR sets the directories") {
 		t.Errorf("skill-config text = %q, want the override explained", textOf(res))
+	}
+	// Validity is checked at each call: a folder made since shows valid.
+	if c := dirCard(out, later); c == nil || c["valid"] != false {
+		t.Errorf("card of the missing %s = %v, want valid false", later, c)
+	}
+	if err := os.Mkdir(later, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, out := call(t, cs, tools, "skill-config", map[string]any{}); dirCard(out, later)["valid"] != true {
+		t.Errorf("card of %s once made = %v, want valid true", later, dirCard(out, later))
 	}
 	res, out = call(t, cs, tools, "skill-config-add-directory", map[string]any{"directory": extra})
 	if res.IsError || !strings.Contains(out["note"].(string), "command line") {

@@ -75,8 +75,9 @@ func view(cfg Config, seq uint64) events.ConfigView {
 			if d.Kind == events.SourceLocal {
 				// Shown absolute, as the reference resolves it.
 				name, loc, _ := cutSourceName(e)
-				if d.Location = resolvePath(loc, home, cwd); name != "" {
-					d.Location = name + "=" + d.Location
+				d.Root = resolvePath(loc, home, cwd)
+				if d.Location = d.Root; name != "" {
+					d.Location = name + "=" + d.Root
 				}
 			}
 			v.Directories = append(v.Directories, d)

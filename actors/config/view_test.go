@@ -38,10 +38,10 @@ func TestConfigActorView(t *testing.T) {
 		want := events.ConfigView{
 			Seq: 1, ActiveSource: "cli", SavedStatic: true,
 			Directories: []events.ConfiguredDirectory{
-				{Location: cli, From: "cli", Kind: events.SourceLocal, SourceID: "0", Valid: true, Allowed: true},
+				{Location: cli, From: "cli", Kind: events.SourceLocal, SourceID: "0", Root: cli, Valid: true, Allowed: true},
 				{Location: "github.com/other/repo", From: "env", Kind: events.SourceGitHub, Valid: true, Allowed: false},
 				{Location: "https://pub.example.com/.well-known/agent-skills/", From: "env", Kind: events.SourceWellKnown, Valid: true, Allowed: true},
-				{Location: saved, From: "config", Kind: events.SourceLocal, Valid: false, Allowed: true},
+				{Location: saved, From: "config", Kind: events.SourceLocal, Root: saved, Valid: false, Allowed: true},
 				{Location: "github.com/acme/skills", From: "config", Kind: events.SourceGitHub, Valid: true, Allowed: true},
 			},
 			AllowedOrgs: []string{"Acme"}, AllowedUsers: []string{}, AllowedOrigins: []string{"https://pub.example.com"},
