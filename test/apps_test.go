@@ -609,3 +609,16 @@ func card(out map[string]any, name string) map[string]any {
 	}
 	return nil
 }
+
+// loadingTools are the names of load-skill and skill-resource among tools:
+// the tests of --tools count those (every stdio client also gets
+// skill-config and skill-display, issue 14).
+func loadingTools(tools *mcp.ListToolsResult) []string {
+	var out []string
+	for _, tool := range tools.Tools {
+		if tool.Name == "load-skill" || tool.Name == "skill-resource" {
+			out = append(out, tool.Name)
+		}
+	}
+	return out
+}
