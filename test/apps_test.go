@@ -622,3 +622,23 @@ func loadingTools(tools *mcp.ListToolsResult) []string {
 	}
 	return out
 }
+
+// TestAppsConfigFileUnparseable: a config file that is not JSON is never
+// overwritten by a config tool: the change is refused as an isError result
+// naming the backup the config actor made, and the file stays as written.
+func TestAppsConfigFileUnparseable(t *testing.T) {
+	home := t.TempDir()
+	folder := filepath.Join(home, "team")
+	writeSkillDir(t, folder, "deploy", "Deploy.")
+	const body = `{"skillDirectories": [ oops`
+	writeConfig(t, home, body)
+	st := startAppStack(t, home, nil)
+	cs := st.connect(t, modernVersion, uiCaps())
+	res, out := call(t, cs, toolSet(t, cs), "skill-config-add-directory", map[string]any{"directory": folder})
+	if !res.IsError || out["success"] != false || !strings.Contains(textOf(res), "config.json.bak-") {
+		t.Errorf("add-directory with an unparseable config.json = isError %v %q, want a refusal naming the backup", res.IsError, textOf(res))
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".skilljack", "config.json")); err != nil || string(b) != body {
+		t.Errorf("config.json = %q, %v; want it left as written", b, err)
+	}
+}
