@@ -152,6 +152,7 @@ func newManifest(version string, tools []tool, prompts []prompt) manifest {
 		Description:     "Serves Agent Skills (folders with a SKILL.md) to Claude as tools, prompts and resources",
 		LongDescription: "Skilljack serves the Agent Skills in the folders you choose — each a folder holding a `SKILL.md` with YAML frontmatter and supporting files — " +
 			"as a catalog, the `load-skill` and `skill-resource` tools, one prompt per skill and `skill://` resources, and keeps them live while the files change. " +
+			"The `skill-config` and `skill-display` apps manage the folders, allowlists and which skills the model sees from inside Claude. " +
 			"With no folder chosen it serves the folders listed in `~/.skilljack/config.json`. GitHub repositories and `/.well-known/agent-skills/` publishers are served once their owner or origin is allowlisted. " +
 			"One native binary; no Node or Python needed.",
 		Author:     author{Name: "the skilljack-mcp Go authors", URL: repo},

@@ -125,7 +125,7 @@ func run(ctx context.Context, out string) error {
 	if err != nil {
 		return err
 	}
-	tools, prompts, err := declared(l, []string{"load-skill", "skill-resource"}, []string{"skill"})
+	tools, prompts, err := declared(l, []string{"load-skill", "skill-resource", "skill-config", "skill-display"}, []string{"skill"})
 	if err != nil {
 		return err
 	}
