@@ -208,6 +208,15 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 	if err != nil {
 		return fmt.Errorf("subscribing the facade: %w", err)
 	}
+	// The config tools' answers and the configuration they show.
+	facadeApplied, err := bus.Subscribe(subCtx, events.TopicConfigApplied)
+	if err != nil {
+		return fmt.Errorf("subscribing the facade: %w", err)
+	}
+	facadeViews, err := bus.Subscribe(subCtx, events.TopicConfigView)
+	if err != nil {
+		return fmt.Errorf("subscribing the facade: %w", err)
+	}
 	bundled := actors.Bundled()
 	pipeline, err := actors.NewPipeline(subCtx, bus, pub, set.Config, &actors.PipelineOptions{
 		Bundled: bundled,
@@ -244,6 +253,7 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 	})
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })
+	g.Go(func() error { return facade.RunConfig(gctx, facadeApplied, facadeViews) })
 	g.Go(func() error { return pipeline.Run(gctx) })
 	if set.HTTP {
 		g.Go(func() error { return serveHTTP(gctx, facade, set, log) })

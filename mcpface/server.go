@@ -184,6 +184,10 @@ type Facade struct {
 	// roots is what the stdio client's roots are known to be (roots.go).
 	roots clientRoots
 
+	// app is the config tools' state: the configuration view and the
+	// commands waiting for an answer (apps.go).
+	app appState
+
 	// panicHook, when set by tests, runs at the top of every request.
 	panicHook func(method string)
 
@@ -607,8 +611,11 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 		f.addTraceMiddleware(srv, true)
 		return srv
 	}
+	if f.appsEnabled() {
+		f.registerApps(srv)
+	}
 	// The last one only captures the SDK's own handler.
-	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.rootsMiddleware, f.toolsNoticeMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
+	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.rootsMiddleware, f.toolsNoticeMiddleware, f.instructionsMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
 		captureHandler(&f.dispatch))
 	srv.AddSendingMiddleware(f.ackMiddleware)
 	f.addTraceMiddleware(srv, false)

@@ -750,10 +750,15 @@ func (b *Builder) next() *events.Catalog {
 	}
 	diags = append(diags, unmatchedOverrides(b.overrides.Overrides, skills)...)
 	b.logDiagnostics(diags)
-	if b.prev != nil && b.prev.Static == b.cfg.Static && sameSkills(b.prev.Skills, skills) && slices.Equal(b.prev.Diagnostics, diags) {
+	if b.prev != nil && b.prev.Static == b.cfg.Static && sameSkills(b.prev.Skills, skills) && slices.Equal(b.prev.Diagnostics, diags) &&
+		b.prev.ConfigSeq == b.cfg.Seq && b.prev.OverridesSeq == b.overrides.Seq {
 		return nil // a no-op rescan or reconcile tick: no new version
 	}
+	// A new configuration or override set takes a version even when it
+	// changes no skill: the config tools wait for the catalog built from
+	// it (events.Catalog.ConfigSeq).
 	cat := events.NewCatalog(version, b.cfg.Static, skills, diags)
+	cat.ConfigSeq, cat.OverridesSeq = b.cfg.Seq, b.overrides.Seq
 	b.prev = cat
 	return cat
 }

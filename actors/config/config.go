@@ -79,6 +79,10 @@ type Config struct {
 	WellKnown WellKnown
 	// GitHub configures the GitHub sources and their poller.
 	GitHub GitHub
+	// Listing is what the config tools show besides the sources: every
+	// entry of the three source lists, the config file's allowlists and
+	// staticMode (view.go).
+	Listing Listing
 }
 
 // Source list origins for [Config.ActiveSource].

@@ -88,6 +88,9 @@ type Actor struct {
 	roots []string
 	// served are the sources of the last SourcesConfigured.
 	served []events.Source
+	// viewSeq and lastView are the Seq and content of the last ConfigView.
+	viewSeq  uint64
+	lastView events.ConfigView
 }
 
 // New returns the config actor of opts.Config, the configuration of the
@@ -136,6 +139,7 @@ func (a *Actor) Run(ctx context.Context) error {
 	if err := events.Publish(a.pub, a.sourcesEvent()); err != nil {
 		return fmt.Errorf("publishing configured sources: %w", err)
 	}
+	a.publishView()
 	var tick <-chan time.Time
 	if a.live() {
 		a.stamp = statConfig(a.cfg.ConfigPath)
@@ -227,6 +231,7 @@ func (a *Actor) apply() {
 	}
 	prev := a.cfg
 	a.cfg = next
+	defer a.publishView()
 	if !reflect.DeepEqual(prev.Sources, next.Sources) || !slices.Equal(prev.WellKnown.AllowedOrigins, next.WellKnown.AllowedOrigins) {
 		a.seq++
 		a.log.Info("configured sources changed", "seq", a.seq, "sources", len(next.Sources), "active_source", next.ActiveSource)
@@ -284,8 +289,23 @@ func (a *Actor) command(cmd events.ConfigCommand) events.ConfigApplied {
 		}
 		ans.Note = a.note(cmd)
 	}
-	ans.ConfigSeq, ans.OverridesSeq = a.seq, a.ovSeq
+	ans.ConfigSeq, ans.OverridesSeq, ans.ViewSeq = a.seq, a.ovSeq, a.viewSeq
 	return ans
+}
+
+// publishView publishes the [events.ConfigView] of the configuration held
+// when it differs from the last one published (view.go).
+func (a *Actor) publishView() {
+	v := view(a.cfg, 0, a.edit.home, a.edit.cwd)
+	if a.viewSeq > 0 && reflect.DeepEqual(v, a.lastView) {
+		return
+	}
+	a.viewSeq++
+	a.lastView = v
+	v.Seq = a.viewSeq
+	if err := events.Publish(a.pub, v); err != nil {
+		a.log.Error("publishing the configuration view", "error", err)
+	}
 }
 
 // note says why a saved command does not change what is served now.

@@ -33,6 +33,9 @@ type cfgRun struct {
 	logs     *eventstest.LogBuffer
 	commands chan *message.Message
 	seen     int // messages of pub already looked at
+	// views are the config.view messages published so far, which
+	// published leaves out (view_test.go checks them).
+	views []events.ConfigView
 }
 
 // startConfigActor starts the config actor of the configuration Resolve
@@ -68,10 +71,22 @@ func startConfigActor(t *testing.T, home string, env map[string]string, args ...
 	return r
 }
 
-// published returns the messages published since the last call.
+// published returns the messages published since the last call, except
+// the config views, which it appends to r.views.
 func (r *cfgRun) published() []*message.Message {
 	all := r.pub.All()
-	out := all[r.seen:]
+	var out []*message.Message
+	for _, m := range all[r.seen:] {
+		if m.Metadata.Get(events.MetadataName) == "ConfigView" {
+			v, err := events.Decode[events.ConfigView](m)
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			r.views = append(r.views, v)
+			continue
+		}
+		out = append(out, m)
+	}
 	r.seen = len(all)
 	return out
 }

@@ -295,7 +295,7 @@ func TestLoadConfig(t *testing.T) {
 			}
 			tc.want.ConfigPath = cfgPath
 			tc.want.Overrides = map[string]events.Override{}
-			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(config.Config{}, "WellKnown", "GitHub")); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(config.Config{}, "WellKnown", "GitHub", "Listing")); diff != "" {
 				t.Errorf("Resolve mismatch (-want +got):\n%s", diff)
 			}
 			for _, s := range tc.wantLog {
