@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"net/url"
 	"os"
@@ -170,6 +169,13 @@ func (v *view) keys(keys string) {
 // test/browser/out/name.png.
 func (v *view) screenshot(name string) {
 	v.t.Helper()
+	// Let the host apply the view's last size-changed and both documents
+	// paint before the capture.
+	h := eval[int](v, `Math.ceil(document.documentElement.getBoundingClientRect().height)`)
+	v.waitPage(fmt.Sprintf(`window.hostState.height === %d`, h), "the frame to take the view's height")
+	eval[bool](v, `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	evalPage[bool](v, `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	time.Sleep(150 * time.Millisecond)
 	ctx, cancel := context.WithTimeout(v.page, 20*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("#frame")))
@@ -183,5 +189,3 @@ func (v *view) screenshot(name string) {
 		v.t.Fatal(err)
 	}
 }
-
-var _ = base64.StdEncoding
