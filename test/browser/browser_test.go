@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,9 +176,12 @@ func TestConfigApp(t *testing.T) {
 
 	t.Run("add directory", func(t *testing.T) {
 		v := v.in(t)
-		v.do(`document.getElementById("add").click()`)
-		v.wait(`document.getElementById("add-dialog").open`, "the add dialog")
-		v.do(fmt.Sprintf(`document.getElementById("add-input").value = %s; document.getElementById("add-ok").click()`, jsq(e.b)))
+		// Keyboard only: Enter on the focused Add button opens the dialog with
+		// the focus in its field; the path and Enter add it.
+		v.do(`document.getElementById("add").focus()`)
+		v.keys("\r")
+		v.wait(`document.getElementById("add-dialog").open && document.activeElement === document.getElementById("add-input")`, "the add dialog, focused")
+		v.keys(e.b + "\r")
 		v.wait(fmt.Sprintf(`document.querySelector(%s) && !document.getElementById("add-dialog").open`, jsq(`#dirs li[data-path=`+jsq(e.b)+`]`)), "the new card")
 		if dirs := strs(e.config()["skillDirectories"]); !slices.Contains(dirs, e.b) || !slices.Contains(dirs, e.a) {
 			t.Errorf("config.json skillDirectories = %v, want %s and %s", dirs, e.a, e.b)
@@ -201,7 +205,8 @@ func TestConfigApp(t *testing.T) {
 		if got := v.text("#add-err"); !strings.Contains(got, "Already configured") {
 			t.Errorf("adding %s twice: dialog says %q, want Already configured", e.b, got)
 		}
-		v.do(`document.getElementById("add-cancel").click()`)
+		v.keys("\u001b") // Escape closes the dialog
+		v.wait(`!document.getElementById("add-dialog").open`, "Escape to close the dialog")
 	})
 
 	t.Run("remove directory", func(t *testing.T) {
@@ -320,6 +325,11 @@ func TestConfigOverride(t *testing.T) {
 		t.Errorf("CLI card = %q, want a CLI badge and no Remove", card)
 	}
 	t.Logf("banner: %s", v.text("#override"))
+
+	// A host that sends the theme alone: the view's own dark colours apply.
+	plain := openViewQuery(t, e.browser, h, url.Values{"tool": {"skill-config"}, "theme": {"light"}, "inner": {"allow-scripts"}, "vars": {"0"}})
+	plain.wait(`document.querySelector('#dirs li[data-path]')`, "the directory cards")
+	switchTheme(t, plain, "dark")
 }
 
 // TestDisplayApp: search with "x of N"; Assistant off takes the skill out of

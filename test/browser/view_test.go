@@ -29,6 +29,13 @@ type view struct {
 // initialized and received the tool result.
 func openView(t *testing.T, browser context.Context, h *host, tool, theme, sandbox string) *view {
 	t.Helper()
+	return openViewQuery(t, browser, h, url.Values{"tool": {tool}, "theme": {theme}, "inner": {sandbox}})
+}
+
+// openViewQuery is openView with the host page's query given whole (tool,
+// theme, inner, and vars=0 for a host without style variables).
+func openViewQuery(t *testing.T, browser context.Context, h *host, q url.Values) *view {
+	t.Helper()
 	before := map[target.ID]bool{}
 	infos, err := chromedp.Targets(browser)
 	if err != nil {
@@ -39,7 +46,7 @@ func openView(t *testing.T, browser context.Context, h *host, tool, theme, sandb
 	}
 	page, cancel := chromedp.NewContext(browser)
 	t.Cleanup(cancel)
-	q := url.Values{"tool": {tool}, "sandbox": {h.sandboxURL + "/sandbox.html"}, "theme": {theme}, "inner": {sandbox}}
+	q.Set("sandbox", h.sandboxURL+"/sandbox.html")
 	if err := chromedp.Do(page, chromedp.Navigate(h.hostURL+"/host.html?"+q.Encode())); err != nil {
 		t.Fatal(err)
 	}

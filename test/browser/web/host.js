@@ -23,8 +23,11 @@ const themes = {
     "--font-sans": "DejaVu Sans, sans-serif",
   },
 };
+// vars=0: a host that sends only the theme, no style variables, so the view's
+// own light and dark colours show.
+const withVars = q.get("vars") !== "0";
 const context = (theme) => ({
-  theme, styles: { variables: themes[theme] }, displayMode: "inline",
+  theme, ...(withVars ? { styles: { variables: themes[theme] } } : {}), displayMode: "inline",
   availableDisplayModes: ["inline"], platform: "web", locale: "en-US",
   containerDimensions: { width: 760, maxHeight: 4000 },
 });
