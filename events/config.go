@@ -150,8 +150,12 @@ type ConfiguredDirectory struct {
 	// not served (its list is not the active one, it is blocked, a
 	// duplicate, or does not parse).
 	SourceID string `json:"source_id,omitempty"`
-	// Valid reports that a local entry is an existing folder; remote
-	// entries are valid when they parse (they are checked when synced).
+	// Root is the absolute folder of a local entry ("~" and relative
+	// paths resolved); empty for remote entries.
+	Root string `json:"root,omitempty"`
+	// Valid reports that a local entry was an existing folder when the
+	// view was made; remote entries are valid when they parse (they are
+	// checked when synced).
 	Valid bool `json:"valid"`
 	// Allowed reports that a remote entry's owner or origin is on the
 	// allowlist in force; local entries are always allowed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -210,6 +211,11 @@ func configSnapshot(v *events.ConfigView, s *snapshot) configResult {
 	}
 	for _, d := range v.Directories {
 		cd := configDirectory{Path: d.Location, Source: d.From, Type: string(d.Kind), Valid: d.Valid, Allowed: d.Allowed, Active: d.SourceID != ""}
+		if d.Root != "" {
+			// Checked now: the folder may have come or gone since the view.
+			fi, err := os.Stat(d.Root)
+			cd.Valid = err == nil && fi.IsDir()
+		}
 		if cd.Active {
 			cd.SkillCount = count[d.SourceID]
 		}

@@ -14,7 +14,13 @@
 //     resources/directory/read, announced by the capability
 //     extensions["io.modelcontextprotocol/skills"];
 //   - the <available_skills> catalog in the instructions or in the load-skill
-//     description, never both.
+//     description, never both;
+//   - on stdio, unless static, the MCP Apps tools skill-config and
+//     skill-display with their ui:// views, and nine app-only tools that
+//     change the configuration by publishing config.command and answer once
+//     the catalog of the change is served; a client that does not declare
+//     extensions["io.modelcontextprotocol/ui"] neither lists nor calls the
+//     app-only ones (apps.go).
 //
 // A skill:// URI in a request is looked up in the catalog manifest after each
 // of its segments is percent-decoded and encoded again the way the catalog
@@ -70,8 +76,9 @@
 //
 // # Use
 //
-//	f := mcpface.New(&mcpface.Options{Version: version, Logger: log})
+//	f := mcpface.New(&mcpface.Options{Version: version, Logger: log, Publisher: bus})
 //	go f.Run(ctx, catalogs, updates)
+//	go f.RunConfig(ctx, applied, views) // config.applied, config.view
 //	srv, err := f.Server(ctx) // waits for the first catalog
 //	if err != nil {
 //		return err

@@ -116,7 +116,10 @@ type Options struct {
 	// Publisher (roots.go, issue 13 item 14). Any other value, a nil
 	// Publisher or Static means off.
 	Roots string
-	// Publisher receives the facade's commands (config.command).
+	// Publisher receives the facade's commands (config.command). Set, and
+	// not Static, the stdio server also offers the config and display
+	// tools and their views (apps.go), whose answers [Facade.RunConfig]
+	// brings back.
 	Publisher message.Publisher
 }
 

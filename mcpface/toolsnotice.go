@@ -21,7 +21,7 @@ import (
 // hiddenToolsText is the notice, for the client named client.
 func hiddenToolsText(client string) string {
 	return fmt.Sprintf("%s declares the MCP skills extension (%s), so --tools=auto hides the load-skill and skill-resource tools from it: "+
-		"it loads skills itself through skills/list and resources/read, and tools/list is empty. "+
+		"it loads skills itself through skills/list and resources/read, so tools/list offers neither. "+
 		"Start the server with --tools=always (or SKILLJACK_TOOLS=always) to offer the tools anyway.", client, SkillsExtension)
 }
 

@@ -451,7 +451,8 @@ func TestAppsConfigOverridden(t *testing.T) {
 	writeSkillDir(t, cli, "one", "One.")
 	writeSkillDir(t, saved, "two", "Two.")
 	writeSkillDir(t, extra, "three", "Three.")
-	writeConfig(t, home, `{"skillDirectories": ["`+saved+`"]}`)
+	later := filepath.Join(home, "later")
+	writeConfig(t, home, `{"skillDirectories": ["`+saved+`", "`+later+`"]}`)
 	st := startAppStack(t, home, nil, cli)
 	cs := st.connect(t, legacyVersion, uiCaps())
 	tools := toolSet(t, cs)
@@ -467,6 +468,16 @@ func TestAppsConfigOverridden(t *testing.T) {
 	}
 	if !strings.Contains(textOf(res), "command line or SKILLS_DIR sets the directories") {
 		t.Errorf("skill-config text = %q, want the override explained", textOf(res))
+	}
+	// Validity is checked at each call: a folder made since shows valid.
+	if c := dirCard(out, later); c == nil || c["valid"] != false {
+		t.Errorf("card of the missing %s = %v, want valid false", later, c)
+	}
+	if err := os.Mkdir(later, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, out := call(t, cs, tools, "skill-config", map[string]any{}); dirCard(out, later)["valid"] != true {
+		t.Errorf("card of %s once made = %v, want valid true", later, dirCard(out, later))
 	}
 	res, out = call(t, cs, tools, "skill-config-add-directory", map[string]any{"directory": extra})
 	if res.IsError || !strings.Contains(out["note"].(string), "command line") {
@@ -597,4 +608,37 @@ func card(out map[string]any, name string) map[string]any {
 		}
 	}
 	return nil
+}
+
+// loadingTools are the names of load-skill and skill-resource among tools:
+// the tests of --tools count those (every stdio client also gets
+// skill-config and skill-display, issue 14).
+func loadingTools(tools *mcp.ListToolsResult) []string {
+	var out []string
+	for _, tool := range tools.Tools {
+		if tool.Name == "load-skill" || tool.Name == "skill-resource" {
+			out = append(out, tool.Name)
+		}
+	}
+	return out
+}
+
+// TestAppsConfigFileUnparseable: a config file that is not JSON is never
+// overwritten by a config tool: the change is refused as an isError result
+// naming the backup the config actor made, and the file stays as written.
+func TestAppsConfigFileUnparseable(t *testing.T) {
+	home := t.TempDir()
+	folder := filepath.Join(home, "team")
+	writeSkillDir(t, folder, "deploy", "Deploy.")
+	const body = `{"skillDirectories": [ oops`
+	writeConfig(t, home, body)
+	st := startAppStack(t, home, nil)
+	cs := st.connect(t, modernVersion, uiCaps())
+	res, out := call(t, cs, toolSet(t, cs), "skill-config-add-directory", map[string]any{"directory": folder})
+	if !res.IsError || out["success"] != false || !strings.Contains(textOf(res), "config.json.bak-") {
+		t.Errorf("add-directory with an unparseable config.json = isError %v %q, want a refusal naming the backup", res.IsError, textOf(res))
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".skilljack", "config.json")); err != nil || string(b) != body {
+		t.Errorf("config.json = %q, %v; want it left as written", b, err)
+	}
 }

@@ -67,7 +67,7 @@ func TestIssue13SplitFlagValues(t *testing.T) {
 			// --tools never ... --catalog instructions: both read as meant,
 			// neither a source.
 			s := startServer(t, era, t.TempDir(), nil, "--tools", "never", lib, "--catalog", "instructions")
-			if tools, err := s.cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 0 {
+			if tools, err := s.cs.ListTools(t.Context(), nil); err != nil || len(loadingTools(tools)) != 0 {
 				t.Errorf("--tools never: tools/list = %v, %v; want none", tools, err)
 			}
 			if !s.skillURIs()[uri] {
@@ -80,7 +80,7 @@ func TestIssue13SplitFlagValues(t *testing.T) {
 
 			// --tools nevr: refused with "did you mean", nevr stays a source.
 			s = startServer(t, era, t.TempDir(), nil, "--tools", "nevr", lib)
-			if tools, err := s.cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 2 {
+			if tools, err := s.cs.ListTools(t.Context(), nil); err != nil || len(loadingTools(tools)) != 2 {
 				t.Errorf("--tools nevr: tools/list = %v, %v; want the default (auto: both tools)", tools, err)
 			}
 			stderr = s.close()

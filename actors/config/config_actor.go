@@ -296,7 +296,7 @@ func (a *Actor) command(cmd events.ConfigCommand) events.ConfigApplied {
 // publishView publishes the [events.ConfigView] of the configuration held
 // when it differs from the last one published (view.go).
 func (a *Actor) publishView() {
-	v := view(a.cfg, 0, a.edit.home, a.edit.cwd)
+	v := view(a.cfg, 0)
 	if a.viewSeq > 0 && reflect.DeepEqual(v, a.lastView) {
 		return
 	}

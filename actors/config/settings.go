@@ -684,7 +684,7 @@ func load(table []Setting, cl commandLine, opts ResolveOptions) (Settings, []War
 		}
 	}
 	warnings = append(warnings, derive(&st, file, home, cwd)...)
-	st.Config.Listing = newListing(cl, getenv, file)
+	st.Config.Listing = newListing(cl, getenv, file, home, cwd)
 	return st, warnings, nil
 }
 

@@ -26,11 +26,14 @@ type Listing struct {
 	// EnvAllowlist reports that GITHUB_ALLOWED_ORGS, GITHUB_ALLOWED_USERS
 	// or WELL_KNOWN_ALLOWED_ORIGINS is set, replacing its file list.
 	EnvAllowlist bool
+	// Home and Cwd are what "~" and relative local entries resolved
+	// against.
+	Home, Cwd string
 }
 
 // newListing records the lists of one resolution.
-func newListing(cl commandLine, getenv func(string) string, file configFile) Listing {
-	l := Listing{
+func newListing(cl commandLine, getenv func(string) string, file configFile, home, cwd string) Listing {
+	l := Listing{Home: home, Cwd: cwd,
 		CLI: splitList(cl.positional...), Env: splitList(getenv("SKILLS_DIR")), File: slices.Clone(file.dirs),
 		FileOrgs: slices.Clone(file.ghOrgs), FileUsers: slices.Clone(file.ghUsers), FileOrigins: slices.Clone(file.wkOrigins),
 		FileStatic: file.static != nil && *file.static,
@@ -47,7 +50,8 @@ func newListing(cl commandLine, getenv func(string) string, file configFile) Lis
 // every entry of the three lists with the source it is served as (matched
 // by its entry text among the sources of the active list), whether a local
 // entry is a folder and whether a remote entry is allowlisted.
-func view(cfg Config, seq uint64, home, cwd string) events.ConfigView {
+func view(cfg Config, seq uint64) events.ConfigView {
+	home, cwd := cfg.Listing.Home, cfg.Listing.Cwd
 	v := events.ConfigView{
 		Seq: seq, ActiveSource: cfg.ActiveSource, Static: cfg.Static, SavedStatic: cfg.Listing.FileStatic,
 		AllowedOrgs:    nonNil(cfg.Listing.FileOrgs),
@@ -71,8 +75,9 @@ func view(cfg Config, seq uint64, home, cwd string) events.ConfigView {
 			if d.Kind == events.SourceLocal {
 				// Shown absolute, as the reference resolves it.
 				name, loc, _ := cutSourceName(e)
-				if d.Location = resolvePath(loc, home, cwd); name != "" {
-					d.Location = name + "=" + d.Location
+				d.Root = resolvePath(loc, home, cwd)
+				if d.Location = d.Root; name != "" {
+					d.Location = name + "=" + d.Root
 				}
 			}
 			v.Directories = append(v.Directories, d)
