@@ -171,6 +171,13 @@ func (c *Catalog) SkillByURI(uri string) *Skill {
 	return nil
 }
 
+// SkillIndexByRoot returns the index in c.Skills of the skill whose
+// [Skill.SkillRootURI] is root, and whether there is one.
+func (c *Catalog) SkillIndexByRoot(root string) (int, bool) {
+	i, ok := c.idx.byRoot[root]
+	return i, ok
+}
+
 // SkillByName returns the skill with the qualified name name, or nil.
 func (c *Catalog) SkillByName(name string) *Skill {
 	if i, ok := c.idx.byName[name]; ok {

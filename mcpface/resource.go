@@ -180,7 +180,7 @@ func (f *Facade) readDirectory(_ context.Context, _ *mcp.ServerSession, p *dirRe
 	if err != nil {
 		return nil, err
 	}
-	children, ok := s.dirs[uri]
+	children, ok := s.dir(uri)
 	if !ok {
 		if s.isFile(uri) {
 			return nil, invalidParams(clip(p.URI)+" is not a directory resource", p.URI)

@@ -379,7 +379,7 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	if old := f.snap.Load(); old != nil && old.cat.Version >= c.Version {
 		return false
 	}
-	s := newSnapshot(c)
+	s := newSnapshot(c, f.snap.Load())
 	// The swap and the registrations that follow it happen under regMu,
 	// which requests for tools and prompts pass through
 	// ([Facade.featureMiddleware]): a client that read the new catalog

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ type appStack struct {
 
 // startAppStack serves dirs (none: the config file decides) with HOME at
 // home and the environment env, as main does on stdio.
-func startAppStack(t *testing.T, home string, env map[string]string, dirs ...string) *appStack {
+func startAppStack(t testing.TB, home string, env map[string]string, dirs ...string) *appStack {
 	t.Helper()
 	getenv := func(k string) string {
 		if k == "HOME" {
@@ -111,7 +112,7 @@ func uiCaps() *mcp.ClientCapabilities {
 
 // connect opens a session on era with client capabilities caps (nil: the
 // SDK's defaults, no extension).
-func (st *appStack) connect(t *testing.T, era string, caps *mcp.ClientCapabilities) *mcp.ClientSession {
+func (st *appStack) connect(t testing.TB, era string, caps *mcp.ClientCapabilities) *mcp.ClientSession {
 	t.Helper()
 	ct, stt := mcp.NewInMemoryTransports()
 	ss, err := st.srv.Connect(context.Background(), stt, nil)
@@ -132,7 +133,7 @@ func (st *appStack) connect(t *testing.T, era string, caps *mcp.ClientCapabiliti
 }
 
 // toolSet lists the tools of cs by name.
-func toolSet(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
+func toolSet(t testing.TB, cs *mcp.ClientSession) map[string]*mcp.Tool {
 	t.Helper()
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
@@ -148,7 +149,7 @@ func toolSet(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
 // call calls the tool name with args and checks its structuredContent
 // against the outputSchema tools/list advertised (reference #94/#103): no
 // undeclared key, every required one present.
-func call(t *testing.T, cs *mcp.ClientSession, tools map[string]*mcp.Tool, name string, args any) (*mcp.CallToolResult, map[string]any) {
+func call(t testing.TB, cs *mcp.ClientSession, tools map[string]*mcp.Tool, name string, args any) (*mcp.CallToolResult, map[string]any) {
 	t.Helper()
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -188,7 +189,7 @@ func call(t *testing.T, cs *mcp.ClientSession, tools map[string]*mcp.Tool, name 
 }
 
 // writeSkillDir writes one skill folder name under dir.
-func writeSkillDir(t *testing.T, dir, name, desc string) {
+func writeSkillDir(t testing.TB, dir, name, desc string) {
 	t.Helper()
 	p := filepath.Join(dir, name, "SKILL.md")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -283,7 +284,7 @@ func readConfig(t *testing.T, home string) map[string]any {
 	return m
 }
 
-func writeConfig(t *testing.T, home, body string) {
+func writeConfig(t testing.TB, home, body string) {
 	t.Helper()
 	dir := filepath.Join(home, ".skilljack")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -640,5 +641,29 @@ func TestAppsConfigFileUnparseable(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(home, ".skilljack", "config.json")); err != nil || string(b) != body {
 		t.Errorf("config.json = %q, %v; want it left as written", b, err)
+	}
+}
+
+// BenchmarkAppsAddRemoveDirectory measures a config change end to end as a
+// UI host sees it: skill-config-add-directory then -remove-directory of a
+// folder with 20 skills, each answering once the catalog of its change is
+// served (config actor: file write and re-read; hasher scan; catalog;
+// facade swap). Reported per add+remove pair.
+func BenchmarkAppsAddRemoveDirectory(b *testing.B) {
+	home := b.TempDir()
+	folder := filepath.Join(home, "team")
+	for i := range 20 {
+		writeSkillDir(b, folder, fmt.Sprintf("skill-%02d", i), "A skill.")
+	}
+	writeConfig(b, home, `{}`)
+	st := startAppStack(b, home, nil)
+	cs := st.connect(b, legacyVersion, uiCaps())
+	for b.Loop() {
+		for _, name := range []string{"skill-config-add-directory", "skill-config-remove-directory"} {
+			res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"directory": folder}})
+			if err != nil || res.IsError {
+				b.Fatalf("%s: %v %v", name, err, res)
+			}
+		}
 	}
 }
