@@ -78,6 +78,17 @@ try {
   }, "config.json skillInvocationOverrides");
   ok("display app: Assistant off saved; config.json skillInvocationOverrides = " + JSON.stringify(config().skillInvocationOverrides));
   await page.screenshot({ path: join(out, "inspector-skill-display.png") });
+
+  // The inspector's colour-scheme switch reaches the view as host context
+  // (ui/notifications/host-context-changed) and restyles it.
+  const look = () => view.evaluate(() => [document.documentElement.dataset.theme || "", getComputedStyle(document.body).backgroundColor]);
+  const [theme0, bg0] = await look();
+  await page.getByRole("button", { name: "Toggle color scheme" }).click();
+  await until(async () => (await look())[0] !== theme0, "the view's theme to change");
+  const [theme1, bg1] = await look();
+  if (bg1 === bg0) throw new Error(`theme ${theme0} -> ${theme1} left the view's background at ${bg0}`);
+  ok(`theme switch in the inspector restyles the view: ${theme0} ${bg0} -> ${theme1} ${bg1}`);
+  await page.screenshot({ path: join(out, "inspector-skill-display-" + theme1 + ".png") });
 } finally {
   await browser.close();
 }
