@@ -103,6 +103,13 @@ func (f *Facade) hideAppTool(name string, caps *mcp.ClientCapabilities) bool {
 	return isAppOnlyTool(name) && !uiSupported(caps)
 }
 
+// modelOnlyMeta is the _meta of load-skill and skill-resource: visibility
+// ["model"] (APPS-R11), so a host refuses a view's call to them. A view
+// reads what it shows through its own tools; these two exist for the model.
+func modelOnlyMeta() mcp.Meta {
+	return mcp.Meta{"ui": map[string]any{"visibility": []string{"model"}}}
+}
+
 // uiMeta is the _meta of a tool linked to the view uri: both the nested
 // ui.resourceUri and the deprecated flat ui/resourceUri (APPS-R10), and
 // visibility ["app"] for an app-only tool (APPS-R11).
