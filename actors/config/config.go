@@ -509,12 +509,12 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 	for _, e := range entries {
 		name, loc, ok := cutSourceName(e)
 		if !ok {
-			log.Warn(fmt.Sprintf("source %s skipped: %q is not a valid source name: use letters, digits, '.', '_' and '-', starting with a letter or digit, without \"__\" (a folder whose name has \"=\" is written ./%s)", e, name, e), "source", e)
+			log.Warn(fmt.Sprintf("source %s skipped: %q is not a valid source name: use letters, digits, '.', '_' and '-', starting with a letter or digit, without \"__\" (a folder whose name has \"=\" is written ./%s)", e, name, e), "source", e, "rule", events.RuleSourceRefused)
 			continue
 		}
 		if name != "" {
 			if first, dup := l.names[name]; dup {
-				log.Warn(fmt.Sprintf("source %s skipped: the name %q is already the source %s; each name once", e, name, first), "source", e)
+				log.Warn(fmt.Sprintf("source %s skipped: the name %q is already the source %s; each name once", e, name, first), "source", e, "rule", events.RuleSourceRefused)
 				continue
 			}
 			l.names[name] = e
@@ -586,7 +586,7 @@ func (l *sourceList) add(e, name, loc string) {
 	case isGitHubSource(loc):
 		src, key, ok = l.gitHub(loc)
 	case schemeRe.MatchString(lower) && !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://"):
-		l.log.Warn(fmt.Sprintf("source skipped: unsupported scheme in %s: a source is a folder, a GitHub repository or an https:// publisher", e), "source", e)
+		l.log.Warn(fmt.Sprintf("source skipped: unsupported scheme in %s: a source is a folder, a GitHub repository or an https:// publisher", e), "source", e, "rule", events.RuleSourceRefused)
 	case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
 		src, key, ok = l.wellKnown(loc)
 	default:
@@ -597,7 +597,7 @@ func (l *sourceList) add(e, name, loc string) {
 	}
 	if first, dup := l.seen[key]; dup {
 		if name != "" {
-			l.log.Warn(fmt.Sprintf("source %s skipped: it is the same source as %s (name that entry instead)", e, first), "source", e)
+			l.log.Warn(fmt.Sprintf("source %s skipped: it is the same source as %s (name that entry instead)", e, first), "source", e, "rule", events.RuleSourceRefused)
 		}
 		return
 	}
@@ -617,7 +617,7 @@ func (l *sourceList) add(e, name, loc string) {
 		}
 		src.Prefix = base + "-" + strconv.Itoa(n)
 		l.log.Warn("two sources with the same prefix: disambiguated, never shadowed silently; name them (name=source) to fix their prefixes",
-			"source", e, "prefix", base, "new_prefix", src.Prefix)
+			"source", e, "prefix", base, "new_prefix", src.Prefix, "rule", events.RulePrefixRenamed)
 	}
 	l.prefixes[src.Prefix] = true
 	src.ID = strconv.Itoa(len(l.out))
@@ -636,16 +636,16 @@ func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
 	cfg, log := l.cfg, l.log
 	spec, err := ParseGitHubURL(e)
 	if err != nil {
-		log.Warn("GitHub source skipped: "+err.Error(), "source", e)
+		log.Warn("GitHub source skipped: "+err.Error(), "source", e, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	if !slices.Contains(cfg.GitHub.AllowedOwners, strings.ToLower(spec.Owner)) {
 		log.Warn(fmt.Sprintf("Blocked: GitHub source %s: owner %q is not allowlisted; set GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS (or githubAllowedOrgs/githubAllowedUsers in %s) to serve it",
-			e, spec.Owner, cfg.ConfigPath), "source", e)
+			e, spec.Owner, cfg.ConfigPath), "source", e, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	if strings.EqualFold(filepath.Join(cfg.GitHub.CacheDir, spec.Owner), cfg.WellKnown.CacheDir) {
-		log.Warn("GitHub source skipped: its cache folder "+cfg.WellKnown.CacheDir+" is the publishers' cache (owner \"well-known\" under SKILLJACK_CACHE_DIR); unset SKILLJACK_CACHE_DIR to serve it", "source", e)
+		log.Warn("GitHub source skipped: its cache folder "+cfg.WellKnown.CacheDir+" is the publishers' cache (owner \"well-known\" under SKILLJACK_CACHE_DIR); unset SKILLJACK_CACHE_DIR to serve it", "source", e, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	src = events.Source{Location: e, Kind: events.SourceGitHub, GitHub: spec.ForEvent(), Prefix: skill.SanitizeSegment(spec.Prefix()),
@@ -658,7 +658,7 @@ func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
 	repo := spec.Key()
 	if first, dup := l.githubSeen[repo]; dup && first.Ref != spec.Ref {
 		log.Warn(fmt.Sprintf("GitHub source %s skipped: repository %s/%s is already the source %s at %s (one ref per repository: its subpaths share one download)",
-			e, spec.Owner, spec.Repo, l.githubFirst[repo], refOrDefault(first.Ref)), "source", e)
+			e, spec.Owner, spec.Repo, l.githubFirst[repo], refOrDefault(first.Ref)), "source", e, "rule", events.RuleSourceRefused)
 		return src, "", false
 	} else if !dup {
 		l.githubSeen[repo], l.githubFirst[repo] = spec, e
@@ -680,12 +680,12 @@ func (l *sourceList) wellKnown(e string) (src events.Source, key string, ok bool
 	cfg := l.cfg
 	spec, err := ParseWellKnownURL(e, cfg.WellKnown.AllowHTTP)
 	if err != nil {
-		l.log.Warn("publisher source skipped: "+err.Error(), "source", e)
+		l.log.Warn("publisher source skipped: "+err.Error(), "source", e, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	if !slices.Contains(cfg.WellKnown.AllowedOrigins, spec.Origin) {
 		l.log.Warn(fmt.Sprintf("Blocked: publisher source %s: origin %s is not in WELL_KNOWN_ALLOWED_ORIGINS (or wellKnownAllowedOrigins in %s); add it to serve this publisher",
-			e, spec.Origin, cfg.ConfigPath), "source", e)
+			e, spec.Origin, cfg.ConfigPath), "source", e, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	src = events.Source{Location: e, Kind: events.SourceWellKnown, Publisher: spec.ForEvent(), Prefix: spec.Prefix,
