@@ -246,9 +246,9 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 		}
 		return f
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
-		f.unusable = "cannot parse config file " + path + " (" + jsonProblem(b, err) + ")"
+	top, problem := parseConfigObject(b)
+	if problem != "" {
+		f.unusable = "config file " + path + " " + problem
 		f.unusableKeys = topKeys(b)
 		return f
 	}
@@ -260,6 +260,45 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 	f.static = r.boolean("staticMode")
 	r.overrides(f.overrides)
 	return f
+}
+
+// parseConfigObject parses b, the config file's content, as the JSON
+// object it must be; blank content is an empty object. Otherwise problem
+// says why it is not one, in words for the person who edits the file and
+// without Go type names: "is not valid JSON (line 4, column 1: …)" or "is
+// not a JSON object (it is null)". Startup, the running server and the
+// config commands all read the file through it, so they agree.
+func parseConfigObject(b []byte) (top map[string]json.RawMessage, problem string) {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 {
+		return map[string]json.RawMessage{}, ""
+	}
+	err := json.Unmarshal(b, &top)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te):
+		return nil, "is not a JSON object (it is " + jsonKind(t[0]) + ")"
+	case err != nil:
+		return nil, "is not valid JSON (" + jsonProblem(b, err) + ")"
+	case top == nil:
+		return nil, "is not a JSON object (it is null)"
+	}
+	return top, ""
+}
+
+// jsonKind names the JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 // jsonProblem words err, the failure to parse the config file b, with the

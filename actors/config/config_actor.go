@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -191,7 +190,7 @@ func (a *Actor) fileChanged() {
 
 // unusableConfig says why the config file at path cannot be read as a
 // configuration, or "" when it can (a missing or empty file can: it means
-// the defaults).
+// the defaults); the words are [parseConfigObject]'s, as at startup.
 func unusableConfig(path string) string {
 	b, err := readRegularFile(path, MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -200,17 +199,8 @@ func unusableConfig(path string) string {
 	if err != nil {
 		return fmt.Sprintf("cannot be read (%v)", err)
 	}
-	if len(strings.TrimSpace(string(b))) == 0 {
-		return ""
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
-		return fmt.Sprintf("is not valid JSON (%v)", err)
-	}
-	if top == nil {
-		return "is not a JSON object (null)"
-	}
-	return ""
+	_, problem := parseConfigObject(b)
+	return problem
 }
 
 // apply re-reads the configuration and publishes what changed. A re-read
