@@ -366,13 +366,16 @@ func editList(top map[string]json.RawMessage, key string, edit func([]json.RawMe
 	return nil
 }
 
-// editSet adds v to the list under key unless an entry is the same, or
-// removes every entry that is; removing what is not there is an error.
+// editSet adds v to the list under key, or removes every entry that is the
+// same; adding what is there ("Already allowed") and removing what is not
+// are errors.
 func editSet(top map[string]json.RawMessage, key, v string, same func(json.RawMessage) bool, add bool) error {
 	return editList(top, key, func(list []json.RawMessage) ([]json.RawMessage, error) {
 		if add {
-			if slices.ContainsFunc(list, same) {
-				return list, nil
+			// Compared case-insensitively (reference §1.2), and refused as
+			// add-directory refuses a duplicate, not answered "Added".
+			if i := slices.IndexFunc(list, same); i >= 0 {
+				return nil, fmt.Errorf("%s: Already allowed (%s holds %s)", v, key, list[i])
 			}
 			return append(slices.Clone(list), jsonString(v)), nil
 		}
