@@ -82,6 +82,9 @@ type Actor struct {
 	seq, ovSeq   uint64
 	stamp        fileStamp
 	badStampSeen bool // the current stamp's file was reported as unusable
+	// fileProblem says why the config file on disk is not used while the
+	// last good configuration is served; "" once it is read again.
+	fileProblem string
 	// roots are the stdio client's workspace roots (set-client-roots,
 	// roots.go): never saved, served beside the configured sources.
 	roots []string
@@ -181,7 +184,9 @@ func (a *Actor) fileChanged() {
 	if reason := unusableConfig(path); reason != "" {
 		if !a.badStampSeen {
 			a.badStampSeen = true
-			a.log.Warn(fmt.Sprintf("config file %s %s; the last good configuration stays served and the file is left as it is: fix it by hand", path, reason), "path", path)
+			a.fileProblem = "config file " + path + " " + reason
+			a.log.Warn(a.fileProblem+"; the last good configuration stays served and the file is left as it is: fix it by hand", "path", path)
+			a.publishView()
 		}
 		return
 	}
@@ -220,7 +225,7 @@ func (a *Actor) apply() {
 		next.Overrides = map[string]events.Override{}
 	}
 	prev := a.cfg
-	a.cfg = next
+	a.cfg, a.fileProblem = next, ""
 	defer a.publishView()
 	if !reflect.DeepEqual(prev.Sources, next.Sources) || !slices.Equal(prev.WellKnown.AllowedOrigins, next.WellKnown.AllowedOrigins) {
 		a.seq++
@@ -287,6 +292,9 @@ func (a *Actor) command(cmd events.ConfigCommand) events.ConfigApplied {
 // when it differs from the last one published (view.go).
 func (a *Actor) publishView() {
 	v := view(a.cfg, 0)
+	if a.fileProblem != "" {
+		v.ConfigProblem = a.fileProblem
+	}
 	if a.viewSeq > 0 && reflect.DeepEqual(v, a.lastView) {
 		return
 	}

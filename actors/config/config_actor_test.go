@@ -255,6 +255,10 @@ func TestConfigActorCorruptFile(t *testing.T) {
 		if b, _ := os.ReadFile(r.path); string(b) != corrupt {
 			t.Errorf("config.json = %q, want it untouched %q", b, corrupt)
 		}
+		// The config tools' view says so too (trial bug E).
+		if v := r.views[len(r.views)-1]; !strings.Contains(v.ConfigProblem, r.path+" is not valid JSON (line 1, column ") {
+			t.Errorf("view's ConfigProblem = %q, want the file and where it broke", v.ConfigProblem)
+		}
 
 		ans, evs := r.command(events.ConfigCommand{ID: "c1", Op: events.ConfigAddAllowedOrg, Org: "acme"})
 		if ans.Error == "" || !strings.Contains(ans.Error, "copied to") || len(evs) != 0 {
@@ -280,6 +284,9 @@ func TestConfigActorCorruptFile(t *testing.T) {
 		cfgs, _ := decodeAll(t, r.within(time.Second))
 		if len(cfgs) != 1 || cfgs[0].Seq != 2 {
 			t.Fatalf("after the fix: %+v, want one configuration, Seq 2", cfgs)
+		}
+		if v := r.views[len(r.views)-1]; v.ConfigProblem != "" {
+			t.Errorf("after the fix the view's ConfigProblem = %q, want none", v.ConfigProblem)
 		}
 	})
 }
