@@ -199,7 +199,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	}
 	// Every warning also reaches the client as an MCP log message (issue 13
 	// item 8): hosts hide stderr, but show those.
-	warned := &warnLog{}
+	warned := newWarnLog()
 	// Redaction is outermost: stderr and the warnings sent to clients see
 	// records without secrets (issue 10: secrets).
 	red = newRedactor(getenv("GITHUB_TOKEN"), set.Config.GitHub.Token)
@@ -228,14 +228,14 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		}
 		return s.Config, err
 	}
-	return serve(ctx, set, args, reload, stdin, stdout, log, warned.list)
+	return serve(ctx, set, args, reload, stdin, stdout, log, warned)
 }
 
 // serve runs the bus, the actors, the facade and the chosen transport
 // until ctx is done, the stdio client goes away or one of them fails. args
-// are the command line, for the trace's first line; warnings returns the
-// warnings logged so far, for MCP clients.
-func serve(ctx context.Context, set config.Settings, args []string, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger, warnings func() []string) error {
+// are the command line, for the trace's first line; warned keeps the
+// warnings logged, for MCP clients.
+func serve(ctx context.Context, set config.Settings, args []string, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger, warned *warnLog) error {
 	bus := events.NewBus(log)
 	defer bus.Close()
 	pub, rec, closeTrace, err := tracePublisher(bus, set, args, log)
@@ -282,9 +282,10 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 	if err != nil {
 		return err
 	}
+	warnings, warningsAdded := warned.list, (<-chan struct{})(warned.added)
 	if set.HTTP {
 		// Stateless HTTP pushes nothing: stderr alone carries the warnings.
-		warnings = nil
+		warnings, warningsAdded = nil, nil
 	}
 	facade := mcpface.New(&mcpface.Options{
 		Version:       buildVersion(),
@@ -296,6 +297,7 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 		Bundled:       bundled,
 		Logger:        log,
 		Warnings:      warnings,
+		WarningsAdded: warningsAdded,
 		Trace:         rec,
 		TraceRequests: set.TraceMCP,
 		Roots:         set.Roots,
@@ -323,11 +325,31 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 const maxWarnings = 50
 
 // warnLog keeps the text of the first [maxWarnings] warnings logged, for
-// the facade to send to each session ([mcpface.Options.Warnings]).
+// the facade to send to each session ([mcpface.Options.Warnings]), and
+// says on added when there are more ([mcpface.Options.WarningsAdded]).
 type warnLog struct {
-	mu   sync.Mutex
-	msgs []string
-	more int
+	mu    sync.Mutex
+	msgs  []string
+	more  int
+	added chan struct{} // buffered 1: one pending signal stands for any number
+}
+
+func newWarnLog() *warnLog { return &warnLog{added: make(chan struct{}, 1)} }
+
+// add keeps msg and signals added without blocking: the logger must never
+// wait for the facade.
+func (w *warnLog) add(msg string) {
+	w.mu.Lock()
+	if len(w.msgs) < maxWarnings {
+		w.msgs = append(w.msgs, msg)
+	} else {
+		w.more++
+	}
+	w.mu.Unlock()
+	select {
+	case w.added <- struct{}{}:
+	default:
+	}
 }
 
 // list returns the warnings kept so far.
@@ -364,13 +386,7 @@ func (t warnTee) Handle(ctx context.Context, r slog.Record) error {
 			add(a)
 		}
 		r.Attrs(add)
-		t.w.mu.Lock()
-		if len(t.w.msgs) < maxWarnings {
-			t.w.msgs = append(t.w.msgs, b.String())
-		} else {
-			t.w.more++
-		}
-		t.w.mu.Unlock()
+		t.w.add(b.String())
 	}
 	return t.Handler.Handle(ctx, r)
 }
