@@ -11,9 +11,13 @@ const (
 	RuleNoSkill         = "SKJ-S03"
 	RuleRootUnreadable  = "SKJ-S04"
 	RuleNotCached       = "SKJ-S05"
+	RuleFolderTwice     = "SKJ-S06"
+	RuleSkippedFolder   = "SKJ-S07"
 	RuleOverCap         = "SKJ-F01"
 	RuleUnreadable      = "SKJ-F02"
 	RuleLinkNotFollowed = "SKJ-F03"
+	RuleBrokenLink      = "SKJ-F04"
+	RuleChangedInScan   = "SKJ-F05"
 	RuleStaticAdded     = "SKJ-C01"
 	RuleStaticRenamed   = "SKJ-C02"
 	RuleOverrideUnused  = "SKJ-C03"
@@ -32,9 +36,13 @@ var Rules = []Rule{
 	{RuleNoSkill, "a source holds no skill folder"},
 	{RuleRootUnreadable, "a source folder is missing, not a folder or unreadable"},
 	{RuleNotCached, "a remote source has no cached copy yet (validate and list never fetch)"},
+	{RuleFolderTwice, "a folder reached a second time (through a link or another source) is scanned once"},
+	{RuleSkippedFolder, "a SKILL.md inside a folder discovery skips (version-control, tool or hidden folders) is not served"},
 	{RuleOverCap, "a file is over its size cap (MAX_SKILL_MD_MB, MAX_FILE_SIZE_MB) and is not read"},
-	{RuleUnreadable, "a file cannot be read"},
+	{RuleUnreadable, "a file or folder cannot be read"},
 	{RuleLinkNotFollowed, "a symbolic link that discovery does not follow"},
+	{RuleBrokenLink, "a broken symbolic link is ignored"},
+	{RuleChangedInScan, "a skill folder changed while it was scanned and waits for the next scan"},
 	{RuleStaticAdded, "a skill added after startup is not served while the skill set is fixed (--static)"},
 	{RuleStaticRenamed, "a skill renamed after startup keeps its startup name while the skill set is fixed (--static)"},
 	{RuleOverrideUnused, "an entry of skillInvocationOverrides names no served skill"},
