@@ -47,7 +47,7 @@ func TestValidateSourceRefusals(t *testing.T) {
 			t.Errorf("%v: the refusal is also a log line:\n%s", args, errs)
 		}
 	}
-	out, _, code := runCommand(t, "validate", "--json", a, "github.com/acme/skills")
+	out, _, code := runCommand(t, "validate", "--json", a, "team=github.com/acme/skills")
 	var rep validateReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -56,7 +56,7 @@ func TestValidateSourceRefusals(t *testing.T) {
 		t.Fatalf("exit %d, report %+v; want exit 1 and one finding", code, rep)
 	}
 	f := rep.Findings[0]
-	if f.File != "github.com/acme/skills" || f.Rule != events.RuleSourceRefused || !f.Unserved || !strings.Contains(f.Reason, "not allowlisted") {
+	if f.File != "team=github.com/acme/skills" || f.Rule != events.RuleSourceRefused || !f.Unserved || !strings.Contains(f.Reason, "not allowlisted") {
 		t.Errorf("finding = %+v", f)
 	}
 }

@@ -623,11 +623,11 @@ func (l *sourceList) add(e, name, loc string) {
 	lower := strings.ToLower(loc)
 	switch {
 	case isGitHubSource(loc):
-		src, key, ok = l.gitHub(loc)
+		src, key, ok = l.gitHub(loc, e)
 	case schemeRe.MatchString(lower) && !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://"):
 		l.log.Warn(fmt.Sprintf("source skipped: unsupported scheme in %s: a source is a folder, a GitHub repository or an https:// publisher", e), "source", e, "rule", events.RuleSourceRefused)
 	case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
-		src, key, ok = l.wellKnown(loc)
+		src, key, ok = l.wellKnown(loc, e)
 	default:
 		src, key, ok = l.local(loc)
 	}
@@ -663,7 +663,8 @@ func (l *sourceList) add(e, name, loc string) {
 	l.out = append(l.out, src)
 }
 
-// gitHub returns the source of the GitHub entry e and its key; ok is false
+// gitHub returns the source of the GitHub location e (of entry, as
+// written, which its warnings name) and its key; ok is false
 // (with a warning) when e does not parse, its owner is not allowlisted,
 // its cache folder is the publishers' or its repository is already listed
 // at another ref. Several subpaths of one repository at one ref are
@@ -671,20 +672,20 @@ func (l *sourceList) add(e, name, loc string) {
 // item 2); when a repository is named more than once at one ref, the prefix of a
 // subpath source is "owner-repo/<last subpath folder>", whatever the
 // order of the entries.
-func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
+func (l *sourceList) gitHub(e, entry string) (src events.Source, key string, ok bool) {
 	cfg, log := l.cfg, l.log
 	spec, err := ParseGitHubURL(e)
 	if err != nil {
-		log.Warn("GitHub source skipped: "+err.Error(), "source", e, "rule", events.RuleSourceRefused)
+		log.Warn("GitHub source skipped: "+err.Error(), "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	if !slices.Contains(cfg.GitHub.AllowedOwners, strings.ToLower(spec.Owner)) {
 		log.Warn(fmt.Sprintf("Blocked: GitHub source %s: owner %q is not allowlisted; set GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS (or githubAllowedOrgs/githubAllowedUsers in %s) to serve it",
-			e, spec.Owner, cfg.ConfigPath), "source", e, "rule", events.RuleSourceRefused)
+			e, spec.Owner, cfg.ConfigPath), "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	if strings.EqualFold(filepath.Join(cfg.GitHub.CacheDir, spec.Owner), cfg.WellKnown.CacheDir) {
-		log.Warn("GitHub source skipped: its cache folder "+cfg.WellKnown.CacheDir+" is the publishers' cache (owner \"well-known\" under SKILLJACK_CACHE_DIR); unset SKILLJACK_CACHE_DIR to serve it", "source", e, "rule", events.RuleSourceRefused)
+		log.Warn("GitHub source skipped: its cache folder "+cfg.WellKnown.CacheDir+" is the publishers' cache (owner \"well-known\" under SKILLJACK_CACHE_DIR); unset SKILLJACK_CACHE_DIR to serve it", "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	src = events.Source{Location: e, Kind: events.SourceGitHub, GitHub: spec.ForEvent(), Prefix: skill.SanitizeSegment(spec.Prefix()),
@@ -697,7 +698,7 @@ func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
 	repo := spec.Key()
 	if first, dup := l.githubSeen[repo]; dup && first.Ref != spec.Ref {
 		log.Warn(fmt.Sprintf("GitHub source %s skipped: repository %s/%s is already the source %s at %s (one ref per repository: its subpaths share one download)",
-			e, spec.Owner, spec.Repo, l.githubFirst[repo], refOrDefault(first.Ref)), "source", e, "rule", events.RuleSourceRefused)
+			e, spec.Owner, spec.Repo, l.githubFirst[repo], refOrDefault(first.Ref)), "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	} else if !dup {
 		l.githubSeen[repo], l.githubFirst[repo] = spec, e
@@ -712,19 +713,20 @@ func refOrDefault(ref string) string {
 	return ref
 }
 
-// wellKnown returns the source of the publisher entry e and its key; ok is
+// wellKnown returns the source of the publisher location e (of entry, as
+// written, which its warnings name) and its key; ok is
 // false (with a warning) when e does not parse or its origin is not
 // allowlisted.
-func (l *sourceList) wellKnown(e string) (src events.Source, key string, ok bool) {
+func (l *sourceList) wellKnown(e, entry string) (src events.Source, key string, ok bool) {
 	cfg := l.cfg
 	spec, err := ParseWellKnownURL(e, cfg.WellKnown.AllowHTTP)
 	if err != nil {
-		l.log.Warn("publisher source skipped: "+err.Error(), "source", e, "rule", events.RuleSourceRefused)
+		l.log.Warn("publisher source skipped: "+err.Error(), "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	if !slices.Contains(cfg.WellKnown.AllowedOrigins, spec.Origin) {
 		l.log.Warn(fmt.Sprintf("Blocked: publisher source %s: origin %s is not in WELL_KNOWN_ALLOWED_ORIGINS (or wellKnownAllowedOrigins in %s); add it to serve this publisher",
-			e, spec.Origin, cfg.ConfigPath), "source", e, "rule", events.RuleSourceRefused)
+			e, spec.Origin, cfg.ConfigPath), "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	src = events.Source{Location: e, Kind: events.SourceWellKnown, Publisher: spec.ForEvent(), Prefix: spec.Prefix,
