@@ -116,6 +116,25 @@ func commandFlags(args []string) (rest []string, cmd command) {
 	return rest, cmd
 }
 
+// unknownFlag returns a usage error (exit 2) for the first unknown flag
+// given to validate or list: a one-shot command's mistake is the person's
+// at the terminal, who should see it, not a warning with a default.
+func unknownFlag(cmd command, warnings []config.Warning) error {
+	if cmd.name == "" {
+		return nil
+	}
+	for _, w := range warnings {
+		if w.UnknownFlag != "" {
+			usage := "[--json] [source ...]"
+			if cmd.name == "validate" {
+				usage = "[--strict] " + usage
+			}
+			return &exitError{2, fmt.Errorf("%s: unknown flag %q (usage: skilljack-mcp %s %s; skilljack-mcp --help lists every flag)", cmd.name, w.UnknownFlag, cmd.name, usage)}
+		}
+	}
+	return nil
+}
+
 // errDone is returned by the server goroutine when the client went away
 // (stdin EOF), so that the errgroup cancels the actors; run filters it.
 var errDone = errors.New("stdio session ended")
@@ -165,6 +184,9 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		}
 		return err
 	}
+	if err := unknownFlag(cmd, warnings); err != nil {
+		return err
+	}
 	// --help and --version answer a person at a terminal, not an MCP client,
 	// so they go to stdout like any other command's.
 	switch {
@@ -177,20 +199,25 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	}
 	// Every warning also reaches the client as an MCP log message (issue 13
 	// item 8): hosts hide stderr, but show those.
-	warned := &warnLog{}
+	warned := newWarnLog()
 	// Redaction is outermost: stderr and the warnings sent to clients see
 	// records without secrets (issue 10: secrets).
 	red = newRedactor(getenv("GITHUB_TOKEN"), set.Config.GitHub.Token)
 	log := slog.New(redactHandler{warnTee{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: set.LogLevel}), warned, nil}, red})
 	clog := log.With("actor", "config")
+	var refused []events.Diagnostic
+	if cmd.name != "" {
+		// A source's refusal is a finding of validate and list, not a log line.
+		refused, warnings = actors.SourceDiagnostics(warnings)
+	}
 	for _, w := range warnings {
 		clog.Warn(w.Message, w.Args...)
 	}
 	switch cmd.name {
 	case "validate":
-		return validate(ctx, set, cmd, stdout, log)
+		return validate(ctx, set, refused, cmd, stdout, log)
 	case "list":
-		return list(ctx, set, cmd, stdout, log)
+		return list(ctx, set, refused, cmd, stdout, log)
 	}
 	// The config file is watched and config commands applied while
 	// running: each change works the configuration out again as here.
@@ -201,14 +228,14 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		}
 		return s.Config, err
 	}
-	return serve(ctx, set, args, reload, stdin, stdout, log, warned.list)
+	return serve(ctx, set, args, reload, stdin, stdout, log, warned)
 }
 
 // serve runs the bus, the actors, the facade and the chosen transport
 // until ctx is done, the stdio client goes away or one of them fails. args
-// are the command line, for the trace's first line; warnings returns the
-// warnings logged so far, for MCP clients.
-func serve(ctx context.Context, set config.Settings, args []string, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger, warnings func() []string) error {
+// are the command line, for the trace's first line; warned keeps the
+// warnings logged, for MCP clients.
+func serve(ctx context.Context, set config.Settings, args []string, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger, warned *warnLog) error {
 	bus := events.NewBus(log)
 	defer bus.Close()
 	pub, rec, closeTrace, err := tracePublisher(bus, set, args, log)
@@ -255,9 +282,10 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 	if err != nil {
 		return err
 	}
+	warnings, warningsAdded := warned.list, (<-chan struct{})(warned.added)
 	if set.HTTP {
 		// Stateless HTTP pushes nothing: stderr alone carries the warnings.
-		warnings = nil
+		warnings, warningsAdded = nil, nil
 	}
 	facade := mcpface.New(&mcpface.Options{
 		Version:       buildVersion(),
@@ -269,6 +297,7 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 		Bundled:       bundled,
 		Logger:        log,
 		Warnings:      warnings,
+		WarningsAdded: warningsAdded,
 		Trace:         rec,
 		TraceRequests: set.TraceMCP,
 		Roots:         set.Roots,
@@ -296,11 +325,31 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 const maxWarnings = 50
 
 // warnLog keeps the text of the first [maxWarnings] warnings logged, for
-// the facade to send to each session ([mcpface.Options.Warnings]).
+// the facade to send to each session ([mcpface.Options.Warnings]), and
+// says on added when there are more ([mcpface.Options.WarningsAdded]).
 type warnLog struct {
-	mu   sync.Mutex
-	msgs []string
-	more int
+	mu    sync.Mutex
+	msgs  []string
+	more  int
+	added chan struct{} // buffered 1: one pending signal stands for any number
+}
+
+func newWarnLog() *warnLog { return &warnLog{added: make(chan struct{}, 1)} }
+
+// add keeps msg and signals added without blocking: the logger must never
+// wait for the facade.
+func (w *warnLog) add(msg string) {
+	w.mu.Lock()
+	if len(w.msgs) < maxWarnings {
+		w.msgs = append(w.msgs, msg)
+	} else {
+		w.more++
+	}
+	w.mu.Unlock()
+	select {
+	case w.added <- struct{}{}:
+	default:
+	}
 }
 
 // list returns the warnings kept so far.
@@ -337,13 +386,7 @@ func (t warnTee) Handle(ctx context.Context, r slog.Record) error {
 			add(a)
 		}
 		r.Attrs(add)
-		t.w.mu.Lock()
-		if len(t.w.msgs) < maxWarnings {
-			t.w.msgs = append(t.w.msgs, b.String())
-		} else {
-			t.w.more++
-		}
-		t.w.mu.Unlock()
+		t.w.add(b.String())
 	}
 	return t.Handler.Handle(ctx, r)
 }
@@ -494,7 +537,7 @@ func isLoopbackHost(host string) bool {
 // ones from their caches). It returns an [exitError] with code 2 when no
 // source was given; missing lists the local sources that are not folders
 // (the caller reports what it can, then exits 2).
-func scanOnce(ctx context.Context, set config.Settings, log *slog.Logger) (cat *events.Catalog, missing []string, err error) {
+func scanOnce(ctx context.Context, set config.Settings, refused []events.Diagnostic, log *slog.Logger) (cat *events.Catalog, missing []string, err error) {
 	cfg := set.Config
 	given := 0
 	for _, src := range cfg.Sources {
@@ -511,7 +554,7 @@ func scanOnce(ctx context.Context, set config.Settings, log *slog.Logger) (cat *
 	}
 	if given == 0 {
 		if cfg.ActiveSource != "none" {
-			return nil, nil, &exitError{2, errors.New("no usable source: every source given was skipped (see the warnings above)")}
+			return nil, nil, &exitError{2, noUsableSource(refused)}
 		}
 		return nil, nil, &exitError{2, fmt.Errorf("no skill folder given (pass one or more, set SKILLS_DIR, or list skillDirectories in %s)", cfg.ConfigPath)}
 	}
@@ -520,7 +563,22 @@ func scanOnce(ctx context.Context, set config.Settings, log *slog.Logger) (cat *
 	if err != nil {
 		return nil, nil, &exitError{2, err}
 	}
+	// The sources refused come first, as the configuration is read first.
+	cat = events.NewCatalog(cat.Version, cat.Static, cat.Skills, append(slices.Clone(refused), cat.Diagnostics...))
 	return cat, missing, nil
+}
+
+// noUsableSource is the error of validate and list when every source
+// given was refused: each refusal's reason, as no finding is printed.
+func noUsableSource(refused []events.Diagnostic) error {
+	if len(refused) == 0 {
+		return errors.New("no usable source: every source given was skipped (see the warnings above)")
+	}
+	reasons := make([]string, len(refused))
+	for i, d := range refused {
+		reasons[i] = d.Message + " [" + d.Rule + "]"
+	}
+	return errors.New("no usable source: every source given was skipped: " + strings.Join(reasons, "; "))
 }
 
 // validateReport is the output of validate --json (issue 15).
@@ -567,8 +625,8 @@ type validateSummary struct {
 // does not exist, and with code 1 when something the sources hold is not
 // served as written (an error, or a warning marked Unserved) or, with
 // --strict, on any warning; notes never fail (issue 13 items 7 and 10).
-func validate(ctx context.Context, set config.Settings, cmd command, out io.Writer, log *slog.Logger) error {
-	cat, missing, err := scanOnce(ctx, set, log)
+func validate(ctx context.Context, set config.Settings, refused []events.Diagnostic, cmd command, out io.Writer, log *slog.Logger) error {
+	cat, missing, err := scanOnce(ctx, set, refused, log)
 	if err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
@@ -615,11 +673,7 @@ func validate(ctx context.Context, set config.Settings, cmd command, out io.Writ
 		return errors.Join(writeJSON(out, rep), exit)
 	}
 	for _, f := range rep.Findings {
-		rule := ""
-		if f.Rule != "" {
-			rule = " [" + f.Rule + "]"
-		}
-		fmt.Fprintf(out, "%s %s: %s%s\n", strings.ToUpper(f.Level), f.File, f.Reason, rule)
+		fmt.Fprintln(out, findingLine(f))
 	}
 	fmt.Fprintf(out, "%s served (%s), %s (%d not served as written), %d skipped, %s\n", plural(len(cat.Skills), "skill"),
 		actors.Counts(cat, set.Config.Sources), plural(sum.Findings, "finding"), sum.Unserved, sum.Skipped, plural(sum.Notes, "note"))
@@ -654,8 +708,8 @@ type listReport struct {
 // no served skill; with --json one [listReport]. It exits 0, or 2 (after
 // printing) as validate does on a usage or I/O problem; findings do not
 // fail (validate is the check).
-func list(ctx context.Context, set config.Settings, cmd command, out io.Writer, log *slog.Logger) error {
-	cat, missing, err := scanOnce(ctx, set, log)
+func list(ctx context.Context, set config.Settings, refused []events.Diagnostic, cmd command, out io.Writer, log *slog.Logger) error {
+	cat, missing, err := scanOnce(ctx, set, refused, log)
 	if err != nil {
 		return fmt.Errorf("list: %w", err)
 	}
@@ -685,14 +739,24 @@ func list(ctx context.Context, set config.Settings, cmd command, out io.Writer, 
 			continue
 		}
 		for _, f := range skills[i-1].Warnings {
-			fmt.Fprintf(out, "    %s %s: %s\n", strings.ToUpper(f.Level), f.File, f.Reason)
+			fmt.Fprintln(out, "    "+findingLine(f))
 		}
 	}
 	for _, f := range other {
-		fmt.Fprintf(out, "%s %s: %s\n", strings.ToUpper(f.Level), f.File, f.Reason)
+		fmt.Fprintln(out, findingLine(f))
 	}
 	fmt.Fprintf(out, "%s served (%s)\n", plural(len(skills), "skill"), actors.Counts(cat, set.Config.Sources))
 	return exit
+}
+
+// findingLine is the text line of one finding, as validate and list print
+// it: "LEVEL file: reason [rule]".
+func findingLine(f actors.Finding) string {
+	line := strings.ToUpper(f.Level) + " " + f.File + ": " + f.Reason
+	if f.Rule != "" {
+		line += " [" + f.Rule + "]"
+	}
+	return line
 }
 
 // writeJSON writes v to out as indented JSON with a final newline, HTML

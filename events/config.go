@@ -193,4 +193,9 @@ type ConfigView struct {
 	EnvAllowlist bool `json:"env_allowlist,omitempty"`
 	// ConfigPath is the config file's path.
 	ConfigPath string `json:"config_path"`
+	// ConfigProblem says why the config file as a whole is not used, ""
+	// when it is (or is missing): "config file P is not valid JSON (line
+	// 4, column 1: …)". At startup nothing in it is used; while running,
+	// the last good configuration stays served.
+	ConfigProblem string `json:"config_problem,omitempty"`
 }

@@ -52,6 +52,7 @@ type configResult struct {
 	EnvAllowlist   *bool    `json:"envAllowlist,omitzero" jsonschema:"GITHUB_ALLOWED_ORGS/USERS or WELL_KNOWN_ALLOWED_ORIGINS replace the file's lists"`
 	TotalSkills    *int     `json:"totalSkills,omitzero" jsonschema:"skills served now, bundled ones included"`
 	ConfigPath     string   `json:"configPath,omitempty" jsonschema:"the config file the changes are saved to"`
+	ConfigProblem  string   `json:"configProblem,omitempty" jsonschema:"why the config file is not used: it failed to parse (with the line and column) or is not a JSON object; while the server runs the last good configuration stays served"`
 }
 
 type noArgs struct{}
@@ -201,6 +202,7 @@ func configSnapshot(v *events.ConfigView, s *snapshot) configResult {
 		EnvAllowlist:   &v.EnvAllowlist,
 		TotalSkills:    &total,
 		ConfigPath:     v.ConfigPath,
+		ConfigProblem:  v.ConfigProblem,
 	}
 	if v.ActiveSource == events.FromCLI || v.ActiveSource == events.FromEnv {
 		res.IsOverridden = &t
@@ -241,12 +243,15 @@ func configText(r configResult) string {
 	if r.Note != "" {
 		b.WriteString("Note: " + r.Note + "\n")
 	}
-	fmt.Fprintf(&b, "Skill directories (%d; served from the %s list, %d skills served in all):\n", len(r.Directories), sourceName(r.ActiveSource), derefInt(r.TotalSkills))
+	if r.ConfigProblem != "" {
+		b.WriteString("Config file problem: " + r.ConfigProblem + "\n")
+	}
+	b.WriteString(directoriesHeader(r) + "\n")
 	if len(r.Directories) == 0 {
 		b.WriteString("- none: only the bundled skills are served\n")
 	}
 	for _, d := range r.Directories {
-		state := fmt.Sprintf("%d skill%s", d.SkillCount, map[bool]string{true: "", false: "s"}[d.SkillCount == 1])
+		state := countOf(d.SkillCount, "skill", "skills")
 		switch {
 		case !d.Allowed:
 			state = "BLOCKED: not allowlisted"
@@ -272,6 +277,34 @@ func configText(r configResult) string {
 	return b.String()
 }
 
+// directoriesHeader is the line above the directory cards: "Skill
+// directories (2 entries; served from the config file list; 5 skills
+// served in all):", without a list when none is active.
+func directoriesHeader(r configResult) string {
+	parts := []string{countOf(len(r.Directories), "entry", "entries")}
+	if name := sourceName(r.ActiveSource); name != "" {
+		parts = append(parts, "served from the "+name+" list")
+	}
+	total := 0
+	if r.TotalSkills != nil {
+		total = *r.TotalSkills
+	}
+	parts = append(parts, countOf(total, "skill", "skills")+" served in all")
+	return "Skill directories (" + strings.Join(parts, "; ") + "):"
+}
+
+// countOf writes n with the singular or plural word: "no entries" for 0.
+func countOf(n int, one, many string) string {
+	switch n {
+	case 0:
+		return "no " + many
+	case 1:
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// sourceName names the active list for text, "" when none is active.
 func sourceName(active string) string {
 	switch active {
 	case events.FromCLI:
@@ -281,14 +314,7 @@ func sourceName(active string) string {
 	case events.FromConfig:
 		return "config file"
 	}
-	return "no"
-}
-
-func derefInt(p *int) int {
-	if p == nil {
-		return 0
-	}
-	return *p
+	return ""
 }
 
 func listOrNone(l []string) string {

@@ -102,10 +102,17 @@ type Options struct {
 	// Debug). If nil, logs are discarded.
 	Logger *slog.Logger
 	// Warnings, if set, returns the warnings logged so far (the
-	// configuration's, the first scan's); each session gets them once as
-	// MCP log messages at level warning, when its client accepts that
+	// configuration's, the first scan's, and every later one's), oldest
+	// first and only ever growing; each session gets each of them once as
+	// an MCP log message at level warning, when its client accepts that
 	// level (warnings.go).
 	Warnings func() []string
+	// WarningsAdded, if set, receives a value when Warnings grew: [Facade.Run]
+	// then sends the new warnings to every session that accepts them, so
+	// that a warning raised later in a session (a config file broken while
+	// running) reaches its client without waiting for the client's next
+	// request. If nil, new warnings go out at each session's next request.
+	WarningsAdded <-chan struct{}
 	// Trace, if set, records each client's introduction and, with
 	// TraceRequests, every MCP request (issue 13 item 13; trace.go). If
 	// nil, nothing is recorded and no request pays for it.
@@ -450,6 +457,8 @@ func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Mess
 			f.sendUpdates(ctx, held)
 		case <-f.syncedCh:
 			f.sendUpdates(ctx, held)
+		case <-f.opts.WarningsAdded:
+			f.pushWarnings(ctx)
 		}
 	}
 }

@@ -43,7 +43,7 @@ type toolsNotice struct {
 	logged bool             // the stderr line is written
 	sent   bool             // the notifications/message is sent
 	level  mcp.LoggingLevel // the level the client set with logging/setLevel
-	warned bool             // the startup warnings are sent (warnings.go)
+	warned int              // how many of Options.Warnings are sent (warnings.go)
 }
 
 // clientAware is every *mcp.ServerRequest: its client's capabilities and

@@ -142,7 +142,7 @@ func TestIssue13BrokenConfigAndLogMessages(t *testing.T) {
 	cfg := filepath.Join(home, ".skilljack", "config.json")
 	writeFile(t, cfg, "{\n  \"skillDirectories\": [\"/nowhere\"],\n  \"skillInvocationOverrides\": {\"lib__pdf-summary\": {\"user\": false}},\n}\n")
 	env := []string{"HOME=" + home}
-	wantConfig := []string{"cannot parse config file " + cfg, "line 4, column 1", "trailing comma", "ignored: skillDirectories, skillInvocationOverrides",
+	wantConfig := []string{"config file " + cfg + " is not valid JSON (line 4, column 1", "trailing comma", "ignored: skillDirectories, skillInvocationOverrides",
 		"serving the sources given on the command line"}
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {

@@ -29,6 +29,9 @@ type Listing struct {
 	// Home and Cwd are what "~" and relative local entries resolved
 	// against.
 	Home, Cwd string
+	// FileProblem says why the config file as a whole was not used ("" when
+	// it was, or is missing); see [events.ConfigView.ConfigProblem].
+	FileProblem string
 }
 
 // newListing records the lists of one resolution.
@@ -36,7 +39,7 @@ func newListing(cl commandLine, getenv func(string) string, file configFile, hom
 	l := Listing{Home: home, Cwd: cwd,
 		CLI: splitList(cl.positional...), Env: splitList(getenv("SKILLS_DIR")), File: slices.Clone(file.dirs),
 		FileOrgs: slices.Clone(file.ghOrgs), FileUsers: slices.Clone(file.ghUsers), FileOrigins: slices.Clone(file.wkOrigins),
-		FileStatic: file.static != nil && *file.static,
+		FileStatic: file.static != nil && *file.static, FileProblem: file.unusable,
 	}
 	for _, v := range []string{"GITHUB_ALLOWED_ORGS", "GITHUB_ALLOWED_USERS", "WELL_KNOWN_ALLOWED_ORIGINS"} {
 		if len(splitList(getenv(v))) > 0 {
@@ -58,7 +61,8 @@ func view(cfg Config, seq uint64) events.ConfigView {
 		AllowedUsers:   nonNil(cfg.Listing.FileUsers),
 		AllowedOrigins: nonNil(cfg.Listing.FileOrigins),
 		EnvAllowlist:   cfg.Listing.EnvAllowlist, ConfigPath: cfg.ConfigPath,
-		Directories: []events.ConfiguredDirectory{},
+		ConfigProblem: cfg.Listing.FileProblem,
+		Directories:   []events.ConfiguredDirectory{},
 	}
 	for _, list := range []struct {
 		from    string

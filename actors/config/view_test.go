@@ -3,6 +3,7 @@ package config_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -59,8 +60,10 @@ func TestConfigActorView(t *testing.T) {
 			t.Errorf("view after add-allowed-org: orgs %v, env repository allowed %v; want [Acme other], true", got.AllowedOrgs, got.Directories[1].Allowed)
 		}
 		ans, _ = r.command(events.ConfigCommand{ID: "2", Op: events.ConfigAddAllowedOrg, Org: "OTHER"})
-		if ans.Error != "" || len(r.views) != 2 || ans.ViewSeq != 2 {
-			t.Errorf("adding an org already there: answer %+v, %d views; want no new view", ans, len(r.views))
+		// Trial bug G: a case-insensitive duplicate is refused "Already
+		// allowed", as add-directory's "Already configured" (reference §1.2).
+		if !strings.Contains(ans.Error, "OTHER: Already allowed") || len(r.views) != 2 || ans.ViewSeq != 2 {
+			t.Errorf("adding an org already there: answer %+v, %d views; want Already allowed and no new view", ans, len(r.views))
 		}
 	})
 }
