@@ -78,6 +78,9 @@ type stdioTransport struct {
 	in  io.ReadCloser
 	out io.WriteCloser
 	log *slog.Logger
+	// fast, when set, is the facade whose fast lane answers what it can
+	// ([Facade.StdioTransport]).
+	fast *Facade
 }
 
 // Connect implements [mcp.Transport]: it wraps in and out and delegates the
@@ -91,6 +94,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		answered: make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		pending:  make(map[jsonrpc.ID]bool),
+	}
+	if t.fast != nil {
+		w.fast = &fastLane{f: t.fast}
 	}
 	w.stopAbort = context.AfterFunc(ctx, w.abort)
 	// The wire already bounds each line, so the SDK's own cap is off.
@@ -108,6 +114,7 @@ type wire struct {
 	done      chan struct{} // closed by abort
 	abortOnce sync.Once
 	stopAbort func() bool
+	fast      *fastLane // nil without a fast lane
 
 	// Read side: used only by the SDK's single reading goroutine.
 	line    []byte // rest of the accepted line being handed to the SDK
@@ -121,6 +128,7 @@ type wire struct {
 	initID      jsonrpc.ID          // id of the initialize request awaiting its reply
 	initPending bool
 	version     string // negotiated protocol version, once initialize is answered
+	sdkReplied  bool   // the SDK has written a response: its session is bound
 }
 
 // abort ends a drain wait for good: the connection is closing or its ctx is
@@ -208,6 +216,12 @@ func (w *wire) accept(line []byte) []byte {
 		if err != nil {
 			w.reply(rawID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
 			return nil
+		}
+		if w.fast != nil {
+			if out := w.fast.answer(w, msg); out != nil {
+				w.writeLine(out)
+				return nil
+			}
 		}
 		msgs = []jsonrpc.Message{msg}
 	case '[':
@@ -337,10 +351,16 @@ func (w *wire) reply(id json.RawMessage, code int64, msg string) {
 	if err != nil {
 		panic(err) // plain strings and a validated raw id: cannot fail
 	}
+	w.writeLine(append(data, '\n'))
+}
+
+// writeLine writes one newline-terminated message the wire answered
+// itself, under the shared mutex.
+func (w *wire) writeLine(line []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := w.out.Write(append(data, '\n')); err != nil {
-		w.log.Debug("writing error reply", "error", err)
+	if _, err := w.out.Write(line); err != nil {
+		w.log.Debug("writing a reply", "error", err)
 	}
 }
 
@@ -481,6 +501,7 @@ func (w *wire) outgoing(line []byte, answered *bool) []byte {
 // decoded.
 func (w *wire) settle(raw []byte, answered *bool) ([]byte, bool) {
 	if id, ok := resultID(raw); ok && !(w.initPending && id == w.initID) {
+		w.sdkReplied = true
 		if w.pending[id] {
 			delete(w.pending, id)
 			*answered = true
@@ -510,6 +531,7 @@ func (w *wire) settle(raw []byte, answered *bool) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
+	w.sdkReplied = true
 	if w.pending[resp.ID] {
 		delete(w.pending, resp.ID)
 		*answered = true

@@ -39,11 +39,7 @@ func (f *Facade) sendWarnings(ctx context.Context, req mcp.Request) {
 	}
 	f.noticeMu.Lock()
 	n := f.notice(ss)
-	level := n.level
-	if v, ok := paramsMeta(req.GetParams())[mcp.MetaKeyLogLevel].(string); ok {
-		level = mcp.LoggingLevel(v)
-	}
-	sendNow := !n.warned && acceptsAt(level, warningLevel)
+	sendNow := n.warningsDue(requestLevel(n, paramsMeta(req.GetParams())))
 	if sendNow {
 		n.warned = true
 	}
