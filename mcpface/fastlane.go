@@ -75,6 +75,7 @@ type fastLane struct {
 // fastRequest is a request the fast lane may answer: its parts as read.
 type fastRequest struct {
 	id     jsonrpc.ID
+	rawID  []byte // the id as written: as the SDK writes it back
 	method string
 	uri    string
 	cursor string
@@ -84,12 +85,12 @@ type fastRequest struct {
 
 // answer returns the response line to req, newline-terminated, or nil
 // when the SDK must answer it. w.mu is not held.
-func (l *fastLane) answer(w *wire, msg jsonrpc.Message) []byte {
+func (l *fastLane) answer(w *wire, line []byte) []byte {
 	f := l.f
 	if f.fastOff || f.trace != nil || f.panicHook != nil || f.log.Enabled(context.Background(), slog.LevelDebug) {
 		return nil
 	}
-	r, ok := parseFast(msg)
+	r, ok := parseFast(line)
 	if !ok {
 		return nil
 	}
@@ -114,11 +115,11 @@ func (l *fastLane) answer(w *wire, msg jsonrpc.Message) []byte {
 	if s == nil {
 		return nil
 	}
-	line := l.respond(s, r)
-	if line != nil {
+	out := l.respond(s, r)
+	if out != nil {
 		f.fastAnswers.Add(1)
 	}
-	return line
+	return out
 }
 
 // respond computes and encodes the response to r from snapshot s, or
@@ -180,11 +181,7 @@ func (l *fastLane) encode(r *fastRequest, res mcp.Result, rerr error) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(l.out))
 	buf.WriteString(resultPrefix)
-	id, err := json.Marshal(r.id.Raw())
-	if err != nil {
-		return nil
-	}
-	buf.Write(id)
+	buf.Write(r.rawID)
 	buf.WriteString(`,"result":`)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -244,51 +241,215 @@ func (l *fastLane) clientOf(ss *mcp.ServerSession, r *fastRequest) (*mcp.ClientC
 	return caps, true
 }
 
-// parseFast returns the parts of msg when it is a request the fast lane
-// answers, with only the params it understands (see the top of this file).
-func parseFast(msg jsonrpc.Message) (*fastRequest, bool) {
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok || !req.IsCall() {
+// parseFast returns the parts of line, a valid JSON text of one object,
+// when it is a request the fast lane answers (see the top of this file),
+// read without go-sdk's decoder (which allocates 32 KiB per message). It
+// takes only a spelling on which that decoder agrees: the keys jsonrpc,
+// id, method and params, each once and exactly so spelled; jsonrpc "2.0";
+// an id that is an integer of at most 15 digits or a plain string
+// ([plainString]); a plain method; params an object.
+func parseFast(line []byte) (*fastRequest, bool) {
+	var version, rawID, method, params []byte
+	ok := eachMember(line, func(k string, v []byte) bool {
+		switch {
+		case k == "jsonrpc" && version == nil:
+			version = v
+		case k == "id" && rawID == nil:
+			rawID = v
+		case k == "method" && method == nil:
+			method = v
+		case k == "params" && params == nil:
+			params = v
+		default:
+			return false
+		}
+		return true
+	})
+	if !ok || string(version) != `"2.0"` || rawID == nil || method == nil {
 		return nil, false
 	}
-	r := &fastRequest{id: req.ID, method: req.Method}
-	var keys []string
-	switch req.Method {
+	r := &fastRequest{rawID: rawID}
+	if r.id, ok = plainID(rawID); !ok {
+		return nil, false
+	}
+	if r.method, ok = plainString(method); !ok {
+		return nil, false
+	}
+	switch r.method {
 	case methodPing:
-		if len(req.Params) == 0 {
+		if params == nil {
 			return r, true
 		}
-		keys = []string{"_meta"}
-	case methodSkillsList:
-		keys = []string{"cursor", "_meta"}
-	case methodSkillsGet, methodResourcesRead:
-		keys = []string{"uri", "_meta"}
+	case methodSkillsList, methodSkillsGet, methodResourcesRead:
 	default:
 		return nil, false
 	}
-	fields, ok := objectFields(req.Params, keys)
-	if !ok {
+	if params == nil || !r.setParams(params) {
 		return nil, false
-	}
-	if raw, ok := fields["uri"]; ok {
-		if r.uri, ok = plainString(raw); !ok {
-			return nil, false
-		}
-	}
-	if raw, ok := fields["cursor"]; ok {
-		if r.cursor, ok = plainString(raw); !ok {
-			return nil, false
-		}
-	}
-	if raw, ok := fields["_meta"]; ok {
-		if !r.setMeta(raw) {
-			return nil, false
-		}
 	}
 	if r.modern && r.method == methodPing {
 		return nil, false
 	}
 	return r, true
+}
+
+// setParams takes the params object of r: only the keys of r's method,
+// each once, uri and cursor plain strings.
+func (r *fastRequest) setParams(params []byte) bool {
+	var uri, cursor, meta []byte
+	ok := eachMember(params, func(k string, v []byte) bool {
+		switch {
+		case k == "uri" && uri == nil && (r.method == methodSkillsGet || r.method == methodResourcesRead):
+			uri = v
+		case k == "cursor" && cursor == nil && r.method == methodSkillsList:
+			cursor = v
+		case k == "_meta" && meta == nil:
+			meta = v
+		default:
+			return false
+		}
+		return true
+	})
+	if !ok {
+		return false
+	}
+	if uri != nil {
+		if r.uri, ok = plainString(uri); !ok {
+			return false
+		}
+	}
+	if cursor != nil {
+		if r.cursor, ok = plainString(cursor); !ok {
+			return false
+		}
+	}
+	return meta == nil || r.setMeta(meta)
+}
+
+// eachMember calls fn with each key and raw value of the JSON object obj,
+// which must be valid JSON, in order, and reports whether obj is an object
+// whose keys are all plain (no escapes) and fn returned true for each.
+func eachMember(obj []byte, fn func(key string, value []byte) bool) bool {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return skipSpace(obj, i+1) == len(obj)
+	}
+	for i < len(obj) {
+		end := valueEnd(obj, i)
+		if obj[i] != '"' || end < 0 {
+			return false
+		}
+		key := obj[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return false
+		}
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return false
+		}
+		i = skipSpace(obj, i+1)
+		end = valueEnd(obj, i)
+		if end < 0 || !fn(string(key), obj[i:end]) {
+			return false
+		}
+		i = skipSpace(obj, end)
+		if i < len(obj) && obj[i] == '}' {
+			return skipSpace(obj, i+1) == len(obj)
+		}
+		if i >= len(obj) || obj[i] != ',' {
+			return false
+		}
+		i = skipSpace(obj, i+1)
+	}
+	return false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns the index just after the JSON value starting at b[i]
+// (valid JSON assumed), or -1.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return -1
+	case '{', '[':
+		d := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end := valueEnd(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				d++
+			case '}', ']':
+				if d--; d == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && !bytes.ContainsRune([]byte(",}] \t\n\r"), rune(b[j])) {
+		j++
+	}
+	return j
+}
+
+// plainID returns the request id raw as go-sdk decodes it, when raw is an
+// integer of at most 15 digits (exact as the float64 the SDK makes of it,
+// and written back as the same digits) or a plain string.
+func plainID(raw []byte) (jsonrpc.ID, bool) {
+	if raw[0] == '"' {
+		s, ok := plainString(raw)
+		if !ok {
+			return jsonrpc.ID{}, false
+		}
+		id, err := jsonrpc.MakeID(s)
+		return id, err == nil
+	}
+	digits := bytes.TrimPrefix(raw, []byte("-"))
+	if len(digits) == 0 || len(digits) > 15 || len(digits) > 1 && digits[0] == '0' {
+		return jsonrpc.ID{}, false
+	}
+	var v int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return jsonrpc.ID{}, false
+		}
+		v = 10*v + int64(c-'0')
+	}
+	if len(digits) < len(raw) {
+		if v == 0 {
+			return jsonrpc.ID{}, false // -0
+		}
+		v = -v
+	}
+	id, err := jsonrpc.MakeID(float64(v))
+	return id, err == nil
 }
 
 // setMeta takes the raw _meta of a request and reports whether the fast
@@ -326,42 +487,6 @@ func (r *fastRequest) setMeta(raw json.RawMessage) bool {
 	}
 	r.meta, r.modern = meta, true
 	return true
-}
-
-// objectFields returns the members of the JSON object raw, which may hold
-// only the keys allowed, each once; false for anything else (not an
-// object, another key, a key twice).
-func objectFields(raw json.RawMessage, allowed []string) (map[string]json.RawMessage, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	fields := make(map[string]json.RawMessage, len(allowed))
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		k, _ := t.(string)
-		if _, dup := fields[k]; dup || !contains(allowed, k) {
-			return nil, false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
-		fields[k] = v
-	}
-	return fields, true
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // plainString returns the value of the JSON string raw when it is written

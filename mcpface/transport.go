@@ -27,6 +27,10 @@ import (
 // client that closed stdin without waiting still sees the process exit soon.
 const DrainTimeout = 5 * time.Second
 
+// maxReusedLine is the largest line buffer the wire keeps for the next
+// line: requests are small, and one huge line should not pin its memory.
+const maxReusedLine = 64 << 10
+
 // Limits of the input the stdio transport accepts.
 const (
 	// maxMessageSize bounds one input line, as the SDK's own stdio transport
@@ -118,6 +122,7 @@ type wire struct {
 
 	// Read side: used only by the SDK's single reading goroutine.
 	line    []byte // rest of the accepted line being handed to the SDK
+	lineBuf []byte // the buffer readLine reads into, reused
 	readErr error  // the error that ended in
 	drained bool   // the drain wait has run
 
@@ -176,6 +181,14 @@ func (r *wireReader) Close() error {
 // readLine returns the next line of in without its newline, and whether it
 // was longer than maxMessageSize (then the line is nil: it was discarded).
 func (w *wire) readLine() (line []byte, tooLong bool, err error) {
+	// The previous line is consumed by now (Read asks for the next one only
+	// then), so its buffer is reused.
+	line = w.lineBuf[:0]
+	defer func() {
+		if cap(line) <= maxReusedLine {
+			w.lineBuf = line[:0]
+		}
+	}()
 	for {
 		chunk, err := w.in.ReadSlice('\n')
 		if !tooLong && len(line)+len(chunk) > maxMessageSize+1 {
@@ -209,6 +222,12 @@ func (w *wire) accept(line []byte) []byte {
 		w.reply(rawID(line), jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: nested deeper than %d levels", maxDepth))
 		return nil
 	}
+	if w.fast != nil && line[0] == '{' {
+		if out := w.fast.answer(w, line); out != nil {
+			w.writeLine(out)
+			return nil
+		}
+	}
 	var msgs []jsonrpc.Message
 	switch line[0] {
 	case '{':
@@ -216,12 +235,6 @@ func (w *wire) accept(line []byte) []byte {
 		if err != nil {
 			w.reply(rawID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
 			return nil
-		}
-		if w.fast != nil {
-			if out := w.fast.answer(w, msg); out != nil {
-				w.writeLine(out)
-				return nil
-			}
 		}
 		msgs = []jsonrpc.Message{msg}
 	case '[':
