@@ -178,17 +178,43 @@ func (l *fastLane) encode(r *fastRequest, res mcp.Result, rerr error) []byte {
 	if r.modern {
 		res.SetMeta(mcp.Meta{mcp.MetaKeyServerInfo: l.f.implementation()})
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(l.out))
+	// The pre-encoded entries are spliced in after encoding: encoding/json
+	// would re-validate and copy every byte of a 50 KB page, 40% of its
+	// CPU time (issue 12). They are compact already, encoded by the same
+	// encoder settings, so the bytes are the same.
+	var raw json.RawMessage
+	var key string
+	switch v := res.(type) {
+	case *skillsListResult:
+		raw, key, v.Skills = v.Skills, `"skills":null`, nil
+	case *skillsGetResult:
+		raw, key, v.Skill = v.Skill, `"skill":null`, nil
+	}
+	buf := bytes.NewBuffer(l.out[:0])
 	buf.WriteString(resultPrefix)
 	buf.Write(r.rawID)
 	buf.WriteString(`,"result":`)
-	enc := json.NewEncoder(&buf)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(res); err != nil {
 		return nil
 	}
 	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if key != "" {
+		// The first occurrence is the result's own member: only _meta
+		// (serverInfo, no such key) comes before it, and a string cannot
+		// hold the unescaped quotes.
+		i := bytes.Index(out, []byte(key))
+		if i < 0 {
+			return nil
+		}
+		// The tail (nextCursor, the closing brace) is small: copied before
+		// the entries overwrite it. raw itself is shared and never
+		// appended to.
+		tail := bytes.Clone(out[i+len(key):])
+		out = append(out[:i+len(key)-len("null")], raw...)
+		out = append(out, tail...)
+	}
 	if _, ok := res.(*mcp.ReadResourceResult); ok && r.modern {
 		// The SDK's wire form of a read result puts its resultType last.
 		out = append(out[:len(out)-1], `,"resultType":"complete"}`...)

@@ -376,6 +376,15 @@ func TestFastLaneRaceWithSwaps(t *testing.T) {
 	s.notify(t, "notifications/initialized")
 	s.call(t, "tools/list", "{}")
 
+	// The URIs stay the same in every version; skills itself is rewritten
+	// by the swaps.
+	type target struct{ skill, file string }
+	var targets []target
+	for _, sk := range skills {
+		for _, f := range sk.Files[1:] {
+			targets = append(targets, target{sk.URI, sk.FileURI(f.Path)})
+		}
+	}
 	var swaps sync.WaitGroup
 	done := make(chan struct{})
 	swaps.Go(func() {
@@ -390,13 +399,12 @@ func TestFastLaneRaceWithSwaps(t *testing.T) {
 	})
 	const rounds = 300
 	for i := range rounds {
-		sk := skills[i%len(skills)]
-		res := s.call(t, "skills/get", `{"uri":`+jsonString(sk.URI)+`}`)
+		tg := targets[i%len(targets)]
+		res := s.call(t, "skills/get", `{"uri":`+jsonString(tg.skill)+`}`)
 		checkEntryVersion(t, vs, res, "skill")
 		res = s.call(t, "skills/list", `{}`)
 		checkEntryVersion(t, vs, res, "skills")
-		file := sk.Files[1+i%(len(sk.Files)-1)]
-		res = s.call(t, "resources/read", `{"uri":`+jsonString(sk.FileURI(file.Path))+`}`)
+		res = s.call(t, "resources/read", `{"uri":`+jsonString(tg.file)+`}`)
 		checkReadLine(t, vs, res)
 	}
 	close(done)
