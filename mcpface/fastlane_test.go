@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -484,4 +485,74 @@ func checkReadLine(t *testing.T, vs *versions, line []byte) {
 	if _, ok := vs.of(digest([]byte(r.Result.Contents[0].Text))); !ok {
 		t.Errorf("resources/read: bytes of no catalog version: %s", line)
 	}
+}
+
+// TestFastLaneLeavesNoticeToSDK: while the hidden-tools notice is due to a
+// session (--tools=auto, a client declaring the skills extension), the
+// fast lane leaves its requests to the SDK's path, which gives the notice
+// (once, on stderr); once given, the fast lane answers. A client that then
+// asks for warnings with logging/setLevel gets them from the SDK's path.
+func TestFastLaneLeavesNoticeToSDK(t *testing.T) {
+	fx := newFixture(t)
+	var logs syncLog
+	f := mcpface.New(&mcpface.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Warnings: func() []string { return []string{"a startup warning"} }})
+	f.SetCatalog(fx.cat)
+	s := newRawSession(t, f)
+	s.call(t, "initialize", fastInitParams)
+	uri := fx.cat.Skills[0].URI
+	get := `{"uri":` + jsonString(uri) + `}`
+	s.call(t, "skills/get", get) // no notifications/initialized yet: the notice is due
+	if n := mcpface.FastAnswers(f); n != 0 {
+		t.Fatalf("the fast lane answered %d requests while the notice was due", n)
+	}
+	if c := strings.Count(logs.String(), "hides the load-skill and skill-resource tools"); c != 1 {
+		t.Fatalf("notice logged %d times, want 1:\n%s", c, logs.String())
+	}
+	s.call(t, "skills/get", get)
+	if n := mcpface.FastAnswers(f); n != 1 {
+		t.Fatalf("the fast lane answered %d requests after the notice, want 1", n)
+	}
+	// logging/setLevel goes through the SDK, which sends the warnings.
+	if _, err := io.WriteString(s.in, `{"jsonrpc":"2.0","id":"lvl","method":"logging/setLevel","params":{"level":"warning"}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	warned := false
+	for {
+		line, err := s.out.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(line, []byte("a startup warning")) {
+			warned = true
+		}
+		if bytes.Contains(line, []byte(`"id":"lvl"`)) {
+			break
+		}
+	}
+	if !warned {
+		t.Fatal("no startup warning before the logging/setLevel answer")
+	}
+	s.call(t, "skills/get", get)
+	if n := mcpface.FastAnswers(f); n != 2 {
+		t.Fatalf("the fast lane answered %d requests after the warnings, want 2", n)
+	}
+}
+
+// syncLog is a log sink safe for concurrent writes.
+type syncLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
