@@ -123,6 +123,11 @@ func newBenchSession(b *testing.B, cat *events.Catalog, lane string) *benchSessi
 	if !f.SetCatalog(cat) {
 		b.Fatal("SetCatalog = false")
 	}
+	return newBenchSessionOf(b, f)
+}
+
+// newBenchSessionOf starts a stdio session of f, which holds a catalog.
+func newBenchSessionOf(b *testing.B, f *mcpface.Facade) *benchSession {
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := f.Server(ctx)
 	if err != nil {
@@ -328,4 +333,30 @@ func startCPU(b *testing.B) cpuClock {
 
 func (c cpuClock) report(b *testing.B) {
 	b.ReportMetric(float64(processCPU(b)-c.start)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
+}
+
+// BenchmarkSkillsListFirstPageCold is the first skills/list page of a new
+// catalog version: every entry of the page is encoded on this request
+// (the snapshot encodes entries on first use), through the fast lane.
+func BenchmarkSkillsListFirstPageCold(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run("skills="+strconv.Itoa(n), func(b *testing.B) {
+			bc := loadBenchCatalog(b, n)
+			f := mcpface.New(&mcpface.Options{Version: "1.2.3"})
+			f.SetCatalog(bc.cat)
+			s := newBenchSessionOf(b, f)
+			version := bc.cat.Version
+			cpu := startCPU(b)
+			for b.Loop() {
+				b.StopTimer()
+				version++
+				if !f.SetCatalog(events.NewCatalog(version, false, bc.cat.Skills, nil)) {
+					b.Fatal("SetCatalog = false")
+				}
+				b.StartTimer()
+				s.call(b, "skills/list", `{}`)
+			}
+			cpu.report(b)
+		})
+	}
 }

@@ -194,10 +194,21 @@ func (l *fastLane) encode(r *fastRequest, res mcp.Result, rerr error) []byte {
 	buf.WriteString(resultPrefix)
 	buf.Write(r.rawID)
 	buf.WriteString(`,"result":`)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		return nil
+	if m, ok := res.(json.Marshaler); ok {
+		// What encoding/json would do with it, without compacting again
+		// what json.Marshal made compact (a read result's text is most of
+		// its bytes).
+		data, err := m.MarshalJSON()
+		if err != nil || len(data) == 0 || data[0] != '{' {
+			return nil
+		}
+		buf.Write(data)
+	} else {
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(res); err != nil {
+			return nil
+		}
 	}
 	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if key != "" {
