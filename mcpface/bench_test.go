@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -281,13 +282,21 @@ func BenchmarkPing(b *testing.B) {
 // BenchmarkPipeFloor is the floor under every per-request number above:
 // the same client and pipes, and a server that is a plain Go loop reading
 // one line and writing one constant response line, with nothing decoded.
+// It answers with a line of size bytes: that of a ping answer, of a
+// skills/get answer, and of a skills/list page of 100 entries.
 func BenchmarkPipeFloor(b *testing.B) {
+	for _, size := range []int{38, 1 << 10, 64 << 10} {
+		b.Run("bytes="+strconv.Itoa(size), func(b *testing.B) { benchPipeFloor(b, size) })
+	}
+}
+
+func benchPipeFloor(b *testing.B, size int) {
 	inR, inW, outR, outW := benchPipes(b)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		r := bufio.NewReader(inR)
-		resp := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")
+		resp := []byte(`{"jsonrpc":"2.0","id":1,"result":{"pad":"` + strings.Repeat("x", max(size-48, 0)) + `"}}` + "\n")
 		for {
 			if _, err := r.ReadSlice('\n'); err != nil {
 				return
