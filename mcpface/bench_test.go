@@ -26,10 +26,12 @@ import (
 // The per-request benchmarks (issue 12) serve a generated catalog of n
 // skills, each a SKILL.md and three supporting files on disk (8 KiB,
 // 1 KiB and 2 KiB of text, about the 8.5 KiB mean of test/gencorpus), over
-// the stdio transport with a raw JSON-RPC client that writes one line and
-// reads one line per call, as test/benchcompare does:
+// the stdio transport and a pair of OS pipes with a raw JSON-RPC client that
+// writes one line and reads one line per call, as test/benchcompare does;
+// each through the fast lane ("fast") and through the SDK's path ("sdk"),
+// with BenchmarkPipeFloor as the floor under both:
 //
-//	go test ./mcpface -run '^$' -bench 'Skills|Resources' -benchmem
+//	go test ./mcpface -run '^$' -bench 'Skills|Resources|Ping|PipeFloor' -benchmem
 //
 // The tree is written once per size under the system temp folder and
 // reused by later runs.
