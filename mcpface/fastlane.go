@@ -278,16 +278,17 @@ func (l *fastLane) clientOf(ss *mcp.ServerSession, r *fastRequest) (*mcp.ClientC
 	return caps, true
 }
 
-// parseFast returns the parts of line, a valid JSON text of one object,
-// when it is a request the fast lane answers (see the top of this file),
-// read without go-sdk's decoder (which allocates 32 KiB per message). It
-// takes only a spelling on which that decoder agrees: the keys jsonrpc,
-// id, method and params, each once and exactly so spelled; jsonrpc "2.0";
-// an id that is an integer of at most 15 digits or a plain string
-// ([plainString]); a plain method; params an object.
-func parseFast(line []byte) (*fastRequest, bool) {
-	var version, rawID, method, params []byte
-	ok := eachMember(line, func(k string, v []byte) bool {
+// plainRequest reads line, a valid JSON text of one object, as go-sdk's
+// decoder would read a request or notification, without that decoder
+// (which allocates 32 KiB per message), when line is spelled so that the
+// decoder certainly agrees: the keys jsonrpc, id, method and params, each
+// at most once and exactly so spelled (jsonrpc and method required);
+// jsonrpc "2.0"; an id that is an integer of at most 15 digits or a plain
+// string ([plainString]); a plain method; params an object or an array.
+// It also returns the id as written. The request's params alias line.
+func plainRequest(line []byte) (req *jsonrpc.Request, rawID []byte, ok bool) {
+	var version, method, params []byte
+	ok = eachMember(line, func(k string, v []byte) bool {
 		switch {
 		case k == "jsonrpc" && version == nil:
 			version = v
@@ -302,16 +303,31 @@ func parseFast(line []byte) (*fastRequest, bool) {
 		}
 		return true
 	})
-	if !ok || string(version) != `"2.0"` || rawID == nil || method == nil {
+	if !ok || string(version) != `"2.0"` || method == nil || params != nil && params[0] != '{' && params[0] != '[' {
+		return nil, nil, false
+	}
+	req = &jsonrpc.Request{Params: params}
+	if req.Method, ok = plainString(method); !ok {
+		return nil, nil, false
+	}
+	if rawID != nil {
+		if req.ID, ok = plainID(rawID); !ok {
+			return nil, nil, false
+		}
+	}
+	return req, rawID, true
+}
+
+// parseFast returns the parts of line, a valid JSON text of one object,
+// when it is a request the fast lane answers (see the top of this file),
+// read by [plainRequest].
+func parseFast(line []byte) (*fastRequest, bool) {
+	req, rawID, ok := plainRequest(line)
+	if !ok || !req.IsCall() {
 		return nil, false
 	}
-	r := &fastRequest{rawID: rawID}
-	if r.id, ok = plainID(rawID); !ok {
-		return nil, false
-	}
-	if r.method, ok = plainString(method); !ok {
-		return nil, false
-	}
+	r := &fastRequest{id: req.ID, rawID: rawID, method: req.Method}
+	params := []byte(req.Params)
 	switch r.method {
 	case methodPing:
 		if params == nil {

@@ -90,3 +90,46 @@ func TestParseFastAgreesWithSDK(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRequestAgreesWithSDK: every line the stdio wire reads without
+// go-sdk's decoder is one that decoder reads as the same request or
+// notification: the same id, method and params.
+func TestPlainRequestAgreesWithSDK(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		take bool
+	}{
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"x"}}`, true},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"load-skill","arguments":{"name":"a"}}}`, true},
+		{`{"jsonrpc":"2.0","id":"s","method":"x/y","params":[1,{"a":[]}]}`, true},
+		{` {"params" : {} , "method":"ping","jsonrpc":"2.0","id":-12} `, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":7}`, false},
+		{`{"jsonrpc":"2.0","id":1}`, false},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":""}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"a\/b"}`, false},
+		{`{"jsonrpc":"2.0","id":1,"Method":"ping"}`, false},
+		{`{"jsonrpc":"2.0","method":"ping","method":"ping"}`, false},
+		{`{}`, false},
+	} {
+		req, _, ok := plainRequest([]byte(c.line))
+		if ok != c.take {
+			t.Errorf("plainRequest(%s) took it: %v, want %v", c.line, ok, c.take)
+		}
+		if !ok {
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage([]byte(c.line))
+		if err != nil {
+			t.Errorf("plainRequest took %s, which go-sdk refuses: %v", c.line, err)
+			continue
+		}
+		sdk, isReq := msg.(*jsonrpc.Request)
+		if !isReq || sdk.ID != req.ID || sdk.Method != req.Method || !bytes.Equal(sdk.Params, req.Params) {
+			t.Errorf("%s: go-sdk reads %#v, the wire %#v", c.line, msg, req)
+		}
+	}
+}

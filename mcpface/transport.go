@@ -231,6 +231,11 @@ func (w *wire) accept(line []byte) []byte {
 	var msgs []jsonrpc.Message
 	switch line[0] {
 	case '{':
+		if req, _, ok := plainRequest(line); ok {
+			// Read as the SDK will, without its decoder's 32 KiB buffer.
+			msgs = []jsonrpc.Message{req}
+			break
+		}
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
 			w.reply(rawID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
