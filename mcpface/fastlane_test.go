@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -555,4 +556,27 @@ func (l *syncLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestFastLaneLeavesChangedFilesToSDK: a supporting file or a SKILL.md
+// changed on disk since the snapshot was built is left to the SDK's path,
+// which waits for the catalog of the new bytes (here none comes: it
+// answers -32603 for the file, the catalog's bytes for the SKILL.md) and
+// answers as it did without the fast lane.
+func TestFastLaneLeavesChangedFilesToSDK(t *testing.T) {
+	fx := newFixture(t)
+	sk := fx.skills["skills__code-review"]
+	file := "templates/email.md"
+	tw := newTwin(t, fx.cat, mcpface.Options{}, legacy)
+	read := func(uri string) string { return tw.params(`"uri":` + jsonString(uri)) }
+	tw.compare(t, "resources/read", read(sk.FileURI(file)), true)
+	tw.compare(t, "resources/read", read(sk.URI), true)
+	rewrite(t, sk, file, []byte("Dear reader, changed.\n"))
+	rewrite(t, sk, "SKILL.md", append(slices.Clone(sk.SkillMD), "\nChanged.\n"...))
+	res := tw.compare(t, "resources/read", read(sk.FileURI(file)), false)
+	if e, _ := res["error"].(map[string]any); e == nil || !strings.Contains(fmt.Sprint(e["message"]), "changed on disk") {
+		t.Errorf("read of a changed file: %v, want -32603 changed on disk", res)
+	}
+	tw.compare(t, "resources/read", read(sk.URI), false)
+	tw.compare(t, "skills/get", tw.params(`"uri":`+jsonString(sk.URI)), true)
 }
