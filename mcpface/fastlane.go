@@ -36,7 +36,9 @@ import (
 //     and log level the SDK accepts (no progress token);
 //   - none of: request tracing (--trace-mcp), debug logging of requests, a
 //     test panic hook, a hidden-tools notice or startup warnings still due
-//     to the session, a 2026-07-28 resources/read whose client declares
+//     to a 2026-07-28 session (on 2025-11-25 the fast lane gives them as
+//     the SDK's path does, with the same functions, before it answers), a
+//     2026-07-28 resources/read whose client declares
 //     roots (the roots flow may answer it), a file changed on disk since
 //     the snapshot was built (the SDK's path waits for the next one), a
 //     resources/read whose URI is not written in its canonical form (the
@@ -105,8 +107,21 @@ func (l *fastLane) answer(w *wire, line []byte) []byte {
 		return nil
 	}
 	caps, ok := l.clientOf(ss, r)
-	if !ok || !f.noticeIdle(ss, caps, r.meta) {
+	if !ok {
 		return nil
+	}
+	if !f.noticeIdle(ss, caps, r.meta) {
+		if r.modern {
+			// The SDK sends a 2026-07-28 log message at the level the
+			// request's context carries, which only its own path sets.
+			return nil
+		}
+		// What toolsNoticeMiddleware does first on the SDK's path, with
+		// the same functions: on 2025-11-25 the client's capabilities and
+		// log level are the session's.
+		req := &mcp.ReadResourceRequest{Session: ss, Params: &mcp.ReadResourceParams{}}
+		f.noticeHiddenTools(context.Background(), req)
+		f.sendWarnings(context.Background(), req)
 	}
 	if r.modern && r.method == methodResourcesRead && f.rootsEnabled() && declaresRoots(caps) {
 		return nil

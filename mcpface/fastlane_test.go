@@ -488,12 +488,13 @@ func checkReadLine(t *testing.T, vs *versions, line []byte) {
 	}
 }
 
-// TestFastLaneLeavesNoticeToSDK: while the hidden-tools notice is due to a
-// session (--tools=auto, a client declaring the skills extension), the
-// fast lane leaves its requests to the SDK's path, which gives the notice
-// (once, on stderr); once given, the fast lane answers. A client that then
-// asks for warnings with logging/setLevel gets them from the SDK's path.
-func TestFastLaneLeavesNoticeToSDK(t *testing.T) {
+// TestFastLaneGivesNotice: on 2025-11-25 a request for which the
+// hidden-tools notice is still due (--tools=auto, a client declaring the
+// skills extension, here before any notifications/initialized) is answered
+// by the fast lane, which gives the notice first with the middleware's own
+// functions: logged once on stderr. The startup warnings a client asks for
+// with logging/setLevel come from the SDK's path.
+func TestFastLaneGivesNotice(t *testing.T) {
 	fx := newFixture(t)
 	var logs syncLog
 	f := mcpface.New(&mcpface.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)),
@@ -501,42 +502,76 @@ func TestFastLaneLeavesNoticeToSDK(t *testing.T) {
 	f.SetCatalog(fx.cat)
 	s := newRawSession(t, f)
 	s.call(t, "initialize", fastInitParams)
-	uri := fx.cat.Skills[0].URI
-	get := `{"uri":` + jsonString(uri) + `}`
-	s.call(t, "skills/get", get) // no notifications/initialized yet: the notice is due
-	if n := mcpface.FastAnswers(f); n != 0 {
-		t.Fatalf("the fast lane answered %d requests while the notice was due", n)
-	}
-	if c := strings.Count(logs.String(), "hides the load-skill and skill-resource tools"); c != 1 {
-		t.Fatalf("notice logged %d times, want 1:\n%s", c, logs.String())
-	}
-	s.call(t, "skills/get", get)
-	if n := mcpface.FastAnswers(f); n != 1 {
-		t.Fatalf("the fast lane answered %d requests after the notice, want 1", n)
+	get := `{"uri":` + jsonString(fx.skills["skills__code-review"].URI) + `}`
+	for i := range 2 {
+		s.call(t, "skills/get", get)
+		if n := mcpface.FastAnswers(f); n != int64(i+1) {
+			t.Fatalf("the fast lane answered %d requests, want %d", n, i+1)
+		}
+		if c := strings.Count(logs.String(), "hides the load-skill and skill-resource tools"); c != 1 {
+			t.Fatalf("notice logged %d times, want 1:\n%s", c, logs.String())
+		}
 	}
 	// logging/setLevel goes through the SDK, which sends the warnings.
-	if _, err := io.WriteString(s.in, `{"jsonrpc":"2.0","id":"lvl","method":"logging/setLevel","params":{"level":"warning"}}`+"\n"); err != nil {
+	lines := s.until(t, `{"jsonrpc":"2.0","id":"lvl","method":"logging/setLevel","params":{"level":"warning"}}`, `"id":"lvl"`)
+	if !bytes.Contains(lines, []byte("a startup warning")) {
+		t.Fatalf("no startup warning before the logging/setLevel answer:\n%s", lines)
+	}
+	s.call(t, "skills/get", get)
+	if n := mcpface.FastAnswers(f); n != 3 {
+		t.Fatalf("the fast lane answered %d requests after the warnings, want 3", n)
+	}
+}
+
+// TestFastLaneLeavesModernNoticeToSDK: on 2026-07-28, a request whose
+// _meta log level makes the hidden-tools notice or the startup warnings
+// due is left to the SDK's path, which sends them; the next such request
+// is the fast lane's.
+func TestFastLaneLeavesModernNoticeToSDK(t *testing.T) {
+	fx := newFixture(t)
+	f := mcpface.New(&mcpface.Options{Warnings: func() []string { return []string{"a startup warning"} }})
+	f.SetCatalog(fx.cat)
+	s := newRawSession(t, f)
+	plain := `{"uri":` + jsonString(fx.skills["skills__code-review"].URI) + `,` + fastModernMeta + `}`
+	debug := strings.Replace(plain, `"_meta":{`, `"_meta":{"io.modelcontextprotocol/logLevel":"debug",`, 1)
+	s.call(t, "skills/get", plain) // the session's first request: the SDK's
+	s.call(t, "skills/get", plain)
+	if n := mcpface.FastAnswers(f); n != 1 {
+		t.Fatalf("the fast lane answered %d requests, want 1", n)
+	}
+	s.id++
+	lines := s.until(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"skills/get","params":%s}`, s.id, debug), fmt.Sprintf(`"id":%d,`, s.id))
+	if n := mcpface.FastAnswers(f); n != 1 {
+		t.Fatalf("the fast lane answered a request with the notice due (%d answers)", n)
+	}
+	for _, want := range []string{"a startup warning", "hides the load-skill and skill-resource tools"} {
+		if !bytes.Contains(lines, []byte(want)) {
+			t.Errorf("no %q before the answer:\n%s", want, lines)
+		}
+	}
+	s.call(t, "skills/get", debug)
+	if n := mcpface.FastAnswers(f); n != 2 {
+		t.Fatalf("the fast lane answered %d requests, want 2", n)
+	}
+}
+
+// until writes line and returns every line the server writes up to and
+// including the first that contains end.
+func (s *rawSession) until(t *testing.T, line, end string) []byte {
+	t.Helper()
+	if _, err := io.WriteString(s.in, line+"\n"); err != nil {
 		t.Fatal(err)
 	}
-	warned := false
+	var all []byte
 	for {
-		line, err := s.out.ReadBytes('\n')
+		b, err := s.out.ReadBytes('\n')
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bytes.Contains(line, []byte("a startup warning")) {
-			warned = true
+		all = append(all, b...)
+		if bytes.Contains(b, []byte(end)) {
+			return all
 		}
-		if bytes.Contains(line, []byte(`"id":"lvl"`)) {
-			break
-		}
-	}
-	if !warned {
-		t.Fatal("no startup warning before the logging/setLevel answer")
-	}
-	s.call(t, "skills/get", get)
-	if n := mcpface.FastAnswers(f); n != 2 {
-		t.Fatalf("the fast lane answered %d requests after the warnings, want 2", n)
 	}
 }
 
