@@ -431,7 +431,7 @@ func serveStdio(ctx context.Context, facade *mcpface.Facade, set config.Settings
 		return nil // cancelled before the first catalog
 	}
 	logStart(log, facade.Catalog(), set, "stdio", "add to a client as a stdio server, e.g. claude mcp add skilljack -- skilljack-mcp <skill-dir> (see README)")
-	t := mcpface.NewStdioTransport(stdin, stdout, log)
+	t := facade.StdioTransport(stdin, stdout, log)
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !mcpface.PeerGone(err) {
 		return fmt.Errorf("serving stdio: %w", err)
 	}

@@ -34,6 +34,14 @@
 // session, replies to requests already read are written before the end of
 // stdin ends the session, and no error leaves with code 0.
 //
+// [Facade.StdioTransport] is the same transport with a fast lane: for an
+// initialized session, a well-formed skills/list, skills/get,
+// resources/read or ping is answered in the transport itself, from the
+// current snapshot through the same functions the handlers use, with the
+// bytes the SDK's path would write; anything unusual (see fastlane.go)
+// passes to the SDK. It spares a request the SDK's repeated decoding and
+// middleware chain, which cost ten times the answer itself (issue 12).
+//
 // [Facade.HTTPHandler] serves the same surface over stateless Streamable
 // HTTP (POST /mcp, both eras, plus GET /healthz): one server per catalog
 // version, built on the first request that sees that version, with fresh
@@ -83,5 +91,5 @@
 //	if err != nil {
 //		return err
 //	}
-//	return srv.Run(ctx, mcpface.NewStdioTransport(os.Stdin, os.Stdout, log))
+//	return srv.Run(ctx, f.StdioTransport(os.Stdin, os.Stdout, log))
 package mcpface

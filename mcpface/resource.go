@@ -111,7 +111,14 @@ func (f *Facade) readResourceHandler(ctx context.Context, req *mcp.ReadResourceR
 // disk since the snapshot was built is read from the next one
 // ([Facade.readCurrent]), so a read during a rescan gets the new bytes.
 func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error) {
-	s := f.current()
+	return f.resolveRead(f.current(), requested, true)
+}
+
+// resolveRead is [Facade.readResource] against snapshot s. With wait false
+// it never waits for a newer snapshot: where readResource would (a file
+// changed on disk since s was built), it returns errWouldWait instead. The
+// SDK's path and the stdio fast lane (fastlane.go) both answer with it.
+func (f *Facade) resolveRead(s *snapshot, requested string, wait bool) (*mcp.ReadResourceResult, error) {
 	uri, err := lookupURI(requested, "Resource not found: "+clip(requested))
 	if err != nil {
 		return nil, err
@@ -129,11 +136,13 @@ func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error)
 	var data []byte
 	file := ref.File
 	if ref.File.Path == "SKILL.md" {
-		data, err = f.currentSkillMD(s, ref.Skill) // from the catalog: never read from disk
+		data, err = f.currentSkillMDOf(s, ref.Skill, wait) // from the catalog: never read from disk
 	} else {
-		data, file, err = f.readCurrent(s, ref.Skill, ref.File, max)
+		data, file, err = f.readCurrentOf(s, ref.Skill, ref.File, max, wait)
 	}
 	switch {
+	case errors.Is(err, errWouldWait):
+		return nil, err
 	case errors.Is(err, errTooLarge):
 		return nil, internalError(fmt.Sprintf("File too large: %s (limit %s): %s", megabytes(ref.File.Size), megabytes(max), clip(requested)), requested)
 	case errors.Is(err, errChanged):

@@ -200,6 +200,12 @@ type Facade struct {
 
 	// panicHook, when set by tests, runs at the top of every request.
 	panicHook func(method string)
+	// fastOff, set by tests before a session starts, turns the stdio fast
+	// lane off (fastlane.go), so that its answers can be compared with the
+	// SDK's path.
+	fastOff bool
+	// fastAnswers counts the requests the fast lane answered, for tests.
+	fastAnswers atomic.Int64
 
 	// trace is set when [Options.Trace] is (trace.go).
 	trace *tracer
@@ -294,6 +300,17 @@ const changedWait = 2 * time.Second
 // MIME type and text flag describe them. A SKILL.md is not read from disk
 // but served from the catalog ([skillMD]).
 func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, max int64) ([]byte, *events.File, error) {
+	return f.readCurrentOf(s, sk, file, max, true)
+}
+
+// errWouldWait is what [Facade.readCurrentOf] and [Facade.currentSkillMDOf]
+// return, without waiting, where the file changed on disk since the
+// snapshot was built and they were told not to wait for the next one.
+var errWouldWait = errors.New("changed on disk since the snapshot was built")
+
+// readCurrentOf is [Facade.readCurrent]; with wait false it returns
+// errWouldWait where readCurrent would wait for a newer snapshot.
+func (f *Facade) readCurrentOf(s *snapshot, sk *events.Skill, file *events.File, max int64, wait bool) ([]byte, *events.File, error) {
 	var verified *sync.Map
 	if s != nil {
 		verified = &s.verified
@@ -301,6 +318,9 @@ func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, m
 	data, err := readFile(sk, file, f.opts.Bundled, max, verified)
 	if !errors.Is(err, errChanged) || s == nil {
 		return data, file, err
+	}
+	if !wait {
+		return nil, nil, errWouldWait
 	}
 	next := f.newer(s.cat.Version)
 	if next == nil {
@@ -324,9 +344,18 @@ func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, m
 // files. When no newer snapshot comes, or the file's metadata cannot be
 // read, the bytes of s are served: they are the ones its digest describes.
 func (f *Facade) currentSkillMD(s *snapshot, sk *events.Skill) ([]byte, error) {
+	return f.currentSkillMDOf(s, sk, true)
+}
+
+// currentSkillMDOf is [Facade.currentSkillMD]; with wait false it returns
+// errWouldWait where currentSkillMD would wait for a newer snapshot.
+func (f *Facade) currentSkillMDOf(s *snapshot, sk *events.Skill, wait bool) ([]byte, error) {
 	data, err := skillMD(sk)
 	if err != nil || s == nil || !skillMDChanged(sk) {
 		return data, err
+	}
+	if !wait {
+		return nil, errWouldWait
 	}
 	if next := f.newer(s.cat.Version); next != nil {
 		if nsk := next.cat.SkillByURI(sk.URI); nsk != nil {
@@ -606,7 +635,7 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 			opts.RootsListChangedHandler = f.rootsListChanged
 		}
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: f.opts.Version}, opts)
+	srv := mcp.NewServer(f.implementation(), opts)
 	f.addCustomMethods(srv)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: resourceTemplate,
