@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,8 +17,18 @@ import (
 // returns stdout, stderr and the exit code main would exit with.
 func runCommand(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runCommandEnv(t, nil, args...)
+}
+
+// runCommandEnv is [runCommand] with env added to the environment.
+func runCommandEnv(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errs lockedBuffer
-	env := map[string]string{"HOME": t.TempDir()}
+	env = maps.Clone(env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["HOME"] = t.TempDir()
 	err := run(t.Context(), args, io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, &errs, func(k string) string { return env[k] })
 	if err != nil {
 		code = 1
@@ -100,5 +112,39 @@ func TestListFindingRule(t *testing.T) {
 	}
 	if !strings.Contains(line, "[ASF-R23]") || !strings.Contains(listed, line) {
 		t.Errorf("validate's line %q (with [ASF-R23]) is not list's:\n%s", line, listed)
+	}
+}
+
+// TestEveryFindingHasARule (issue 15: every finding names file, rule ID and
+// reason): findings about this server's own limits and state — a source
+// with no skill, a missing source folder, a file over its size cap, a
+// broken link, a SKILL.md in a skipped folder — cite a project rule
+// ([events.Rules]), as findings about the skill format cite the spec's.
+func TestEveryFindingHasARule(t *testing.T) {
+	empty, missing, skills := t.TempDir(), filepath.Join(t.TempDir(), "gone"), t.TempDir()
+	writeFile(t, filepath.Join(skills, "big", "SKILL.md"), skillBody("big", "Big."))
+	writeFile(t, filepath.Join(skills, "big", "data.bin"), strings.Repeat("x", 2<<20))
+	writeFile(t, filepath.Join(skills, "big", ".git", "inner", "SKILL.md"), skillBody("inner", "Inner."))
+	if err := os.Symlink(filepath.Join(skills, "nowhere"), filepath.Join(skills, "big", "dangling.md")); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runCommandEnv(t, map[string]string{"MAX_FILE_SIZE_MB": "1"}, "validate", "--json", empty, missing, skills)
+	var rep validateReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	want := map[string]bool{events.RuleNoSkill: false, events.RuleRootUnreadable: false, events.RuleOverCap: false}
+	for _, f := range rep.Findings {
+		if f.Rule == "" {
+			t.Errorf("finding without a rule: %+v", f)
+		}
+		if _, ok := want[f.Rule]; ok {
+			want[f.Rule] = true
+		}
+	}
+	for rule, seen := range want {
+		if !seen {
+			t.Errorf("no finding cites %s; findings: %+v", rule, rep.Findings)
+		}
 	}
 }

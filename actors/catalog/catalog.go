@@ -357,7 +357,7 @@ func unmatchedOverrides(overrides map[string]events.Override, skills []events.Sk
 		} else if len(suggest) > 1 {
 			msg += fmt.Sprintf(" (it could be any of %s)", strings.Join(suggest, ", "))
 		}
-		diags = append(diags, events.Diagnostic{File: overridesKey, Level: events.LevelWarn, Message: msg})
+		diags = append(diags, events.Diagnostic{File: overridesKey, Level: events.LevelWarn, Rule: events.RuleOverrideUnused, Message: msg})
 	}
 	return diags
 }
@@ -802,12 +802,12 @@ func (b *Builder) fixSkillSet(skills []events.Skill, diags []events.Diagnostic) 
 		if id, ok := b.staticDirs[folderKey{s.Source.ID, s.Dir}]; ok && !slices.ContainsFunc(served, func(o events.Skill) bool { return o.URI == id.uri }) {
 			served = append(served, b.asAtStartup(s, id))
 			renamed = true
-			diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true, Version: s.Files[0].Digest,
+			diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true, Version: s.Files[0].Digest, Rule: events.RuleStaticRenamed,
 				Message: fmt.Sprintf("%s: the skill was renamed to %s after startup; the skill set is fixed in static mode (--static), so it is still served as %s with its new content (tools, prompts, %s) and left out of skills/list; restart the server to serve it as %s",
 					file, s.QualifiedName, id.qualifiedName, id.uri, s.QualifiedName)})
 			continue
 		}
-		diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Version: s.Files[0].Digest,
+		diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Version: s.Files[0].Digest, Rule: events.RuleStaticAdded,
 			Message: fmt.Sprintf("%s: skill %s appeared after startup and is not served: the skill set is fixed in static mode (--static); restart the server to serve it", file, s.QualifiedName)})
 	}
 	if renamed {

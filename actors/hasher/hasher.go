@@ -691,7 +691,7 @@ func noSkillDiag(src events.Source) events.Diagnostic {
 	if name != src.Root {
 		name += " (" + src.Root + ")"
 	}
-	return events.Diagnostic{File: src.Root, Level: events.LevelWarn, Unserved: true,
+	return events.Diagnostic{File: src.Root, Level: events.LevelWarn, Unserved: true, Rule: events.RuleNoSkill,
 		Message: fmt.Sprintf("no skill found in the source %s: looked for a SKILL.md (or skill.md) in the folder itself and in its folders down to %d levels "+
 			"(skills/ and .claude/skills count as the folder itself; hidden folders are searched, version-control and tool folders such as .git and node_modules are not); "+
 			"give a skill folder or a folder that holds skill folders", name, maxDiscoveryDepth)}
@@ -720,7 +720,7 @@ func rootProblem(src events.Source) (diag *events.Diagnostic, ok bool) {
 	default:
 		msg = fmt.Sprintf("cannot read skill directory %s: %v; no skills are served from it", root, err)
 	}
-	return &events.Diagnostic{File: root, Level: events.LevelWarn, Message: msg}, false
+	return &events.Diagnostic{File: root, Level: events.LevelWarn, Rule: events.RuleRootUnreadable, Message: msg}, false
 }
 
 // hashResult is what [scanner.hashAll] found.
@@ -910,10 +910,10 @@ func (s *scanner) wanted(w *walker) (map[string]*want, []string, overCap) {
 func overCapDiag(file string, fi fs.FileInfo, max int64, skillMD bool) events.Diagnostic {
 	version := fmt.Sprintf("%d@%d", fi.Size(), fi.ModTime().UnixNano())
 	if skillMD {
-		return events.Diagnostic{File: file, Level: events.LevelError, Version: version,
+		return events.Diagnostic{File: file, Level: events.LevelError, Version: version, Rule: events.RuleOverCap,
 			Message: fmt.Sprintf("skipped %s: it is %s, over the %s cap for SKILL.md (MAX_SKILL_MD_MB); the skill is not served and the file is not read", file, mebibytes(fi.Size()), mebibytes(max))}
 	}
-	return events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true, Version: version,
+	return events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true, Version: version, Rule: events.RuleOverCap,
 		Message: fmt.Sprintf("%s: %s, over the %s cap for a supporting file (MAX_FILE_SIZE_MB); left out of the manifest, not served and not read", file, mebibytes(fi.Size()), mebibytes(max))}
 }
 
@@ -953,7 +953,7 @@ func (m *manifests) skill(sk foundSkill) (events.ScannedSkill, bool) {
 		return events.ScannedSkill{}, false
 	}
 	if err := m.failed[sk.md.path]; err != nil {
-		m.report(sk.md.path, events.Diagnostic{File: mdFile, Level: events.LevelError,
+		m.report(sk.md.path, events.Diagnostic{File: mdFile, Level: events.LevelError, Rule: events.RuleUnreadable,
 			Message: fmt.Sprintf("skipped %s: cannot read it: %v", mdFile, err)})
 		return events.ScannedSkill{}, false
 	}
@@ -971,7 +971,7 @@ func (m *manifests) skill(sk foundSkill) (events.ScannedSkill, bool) {
 		}
 		if err := m.failed[f.path]; err != nil {
 			file := m.w.display(f.path)
-			m.report(f.path, events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true,
+			m.report(f.path, events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true, Rule: events.RuleUnreadable,
 				Message: fmt.Sprintf("cannot read %s: %v; left out of the manifest", file, err)})
 			continue
 		}
@@ -1201,11 +1201,11 @@ func (w *walker) isLink(p string) bool {
 // warnLink reports a symbolic link discovery does not follow, once.
 func (w *walker) warnLink(p, why string) {
 	d := w.display(p)
-	w.warn(d, fmt.Sprintf("symbolic link not followed: %s: %s; only a link to a skill folder placed directly in a source root is followed", d, why))
+	w.warn(d, events.RuleLinkNotFollowed, fmt.Sprintf("symbolic link not followed: %s: %s; only a link to a skill folder placed directly in a source root is followed", d, why))
 }
 
-func (w *walker) warn(file, msg string) {
-	w.report(events.Diagnostic{File: file, Level: events.LevelWarn, Message: msg})
+func (w *walker) warn(file, rule, msg string) {
+	w.report(events.Diagnostic{File: file, Level: events.LevelWarn, Rule: rule, Message: msg})
 }
 
 // report adds d once per file and message.
@@ -1233,13 +1233,13 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool) {
 		return
 	}
 	if first, ok := w.entered[real]; ok {
-		w.warn(w.display(dir), fmt.Sprintf("%s is the same folder as %s, already scanned; skipped", w.display(dir), first))
+		w.warn(w.display(dir), events.RuleFolderTwice, fmt.Sprintf("%s is the same folder as %s, already scanned; skipped", w.display(dir), first))
 		return
 	}
 	w.entered[real] = w.display(dir)
 	ents, err := fs.ReadDir(w.fsys, dir)
 	if err != nil {
-		w.warn(w.display(dir), fmt.Sprintf("cannot read folder %s: %v", w.display(dir), err))
+		w.warn(w.display(dir), events.RuleUnreadable, fmt.Sprintf("cannot read folder %s: %v", w.display(dir), err))
 		return
 	}
 	if depth > 0 || rel != "" {
@@ -1299,7 +1299,7 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool) {
 func (w *walker) followable(p string, depth int) (target string, ok bool) {
 	fi, err := fs.Stat(w.fsys, p)
 	if err != nil {
-		w.warn(w.display(p), fmt.Sprintf("broken symbolic link ignored: %s: %v", w.display(p), err))
+		w.warn(w.display(p), events.RuleBrokenLink, fmt.Sprintf("broken symbolic link ignored: %s: %v", w.display(p), err))
 		return "", false
 	}
 	if !fi.IsDir() {
@@ -1311,7 +1311,7 @@ func (w *walker) followable(p string, depth int) (target string, ok bool) {
 	}
 	ents, err := fs.ReadDir(w.fsys, p)
 	if err != nil {
-		w.warn(w.display(p), fmt.Sprintf("cannot read folder %s: %v", w.display(p), err))
+		w.warn(w.display(p), events.RuleUnreadable, fmt.Sprintf("cannot read folder %s: %v", w.display(p), err))
 		return "", false
 	}
 	if skill.FindMD(ents) == nil {
@@ -1320,7 +1320,7 @@ func (w *walker) followable(p string, depth int) (target string, ok bool) {
 	}
 	target, err = w.resolve(p)
 	if err != nil {
-		w.warn(w.display(p), fmt.Sprintf("broken symbolic link ignored: %s: %v", w.display(p), err))
+		w.warn(w.display(p), events.RuleBrokenLink, fmt.Sprintf("broken symbolic link ignored: %s: %v", w.display(p), err))
 		return "", false
 	}
 	if rel, err := filepath.Rel(target, w.rootReal); err == nil && filepath.IsLocal(rel) {
@@ -1342,14 +1342,14 @@ func (w *walker) addSkill(dir, rel, real string, md fs.DirEntry) {
 	mdPath := path.Join(dir, md.Name())
 	info, err := md.Info()
 	if err != nil {
-		w.warn(w.display(mdPath), fmt.Sprintf("cannot read %s: %v", w.display(mdPath), err))
+		w.warn(w.display(mdPath), events.RuleUnreadable, fmt.Sprintf("cannot read %s: %v", w.display(mdPath), err))
 		return
 	}
 	sk := foundSkill{dir: dir, rel: rel, md: foundFile{path: mdPath, rel: "SKILL.md", info: info}}
 	if w.local {
 		id, err := skill.Identify(real)
 		if err != nil {
-			w.warn(w.display(dir), fmt.Sprintf("skill folder %s changed while it was scanned (%v); skipped until the next scan", w.display(dir), err))
+			w.warn(w.display(dir), events.RuleChangedInScan, fmt.Sprintf("skill folder %s changed while it was scanned (%v); skipped until the next scan", w.display(dir), err))
 			return
 		}
 		sk.real, sk.id = real, id
@@ -1364,7 +1364,7 @@ func (w *walker) addSkill(dir, rel, real string, md fs.DirEntry) {
 func (w *walker) list(dir, sub string, depth int, mdName string, out *[]foundFile) {
 	ents, err := fs.ReadDir(w.fsys, dir)
 	if err != nil {
-		w.warn(w.display(dir), fmt.Sprintf("cannot read folder %s: %v", w.display(dir), err))
+		w.warn(w.display(dir), events.RuleUnreadable, fmt.Sprintf("cannot read folder %s: %v", w.display(dir), err))
 		return
 	}
 	for _, e := range ents {
@@ -1396,7 +1396,7 @@ func (w *walker) list(dir, sub string, depth int, mdName string, out *[]foundFil
 			}
 			info, err := e.Info()
 			if err != nil {
-				w.warn(w.display(p), fmt.Sprintf("cannot read %s: %v; left out of the manifest", w.display(p), err))
+				w.warn(w.display(p), events.RuleUnreadable, fmt.Sprintf("cannot read %s: %v; left out of the manifest", w.display(p), err))
 				continue
 			}
 			*out = append(*out, foundFile{path: p, rel: rel, info: info})
@@ -1466,7 +1466,7 @@ func (w *walker) hint(p, name string) {
 		}
 		if md := skill.FindMD(ents); md != nil {
 			f := w.display(path.Join(dir, md.Name()))
-			w.warn(f, fmt.Sprintf("%s is inside %s, which is not scanned for skills (version-control and tool folders such as .git, .github and node_modules are skipped, and so are hidden folders inside a skill); move it to serve it", f, name))
+			w.warn(f, events.RuleSkippedFolder, fmt.Sprintf("%s is inside %s, which is not scanned for skills (version-control and tool folders such as .git, .github and node_modules are skipped, and so are hidden folders inside a skill); move it to serve it", f, name))
 		}
 	}
 	check(p)
