@@ -1127,7 +1127,8 @@ type walker struct {
 	skills []foundSkill
 	warned map[string]bool
 	// entered maps the real path of every folder discovery has read to its
-	// display path, so that no folder is walked twice, whatever links say.
+	// path in the walk's file system, so that no folder is walked twice,
+	// whatever links say.
 	entered map[string]string
 	diags   []events.Diagnostic
 }
@@ -1233,10 +1234,10 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool) {
 		return
 	}
 	if first, ok := w.entered[real]; ok {
-		w.warn(w.display(dir), events.RuleFolderTwice, fmt.Sprintf("%s is the same folder as %s, already scanned; skipped", w.display(dir), first))
+		w.warn(w.display(dir), events.RuleFolderTwice, fmt.Sprintf("%s is the same folder as %s, already scanned; skipped", w.display(dir), w.display(first)))
 		return
 	}
-	w.entered[real] = w.display(dir)
+	w.entered[real] = dir
 	ents, err := fs.ReadDir(w.fsys, dir)
 	if err != nil {
 		w.warn(w.display(dir), events.RuleUnreadable, fmt.Sprintf("cannot read folder %s: %v", w.display(dir), err))
@@ -1347,7 +1348,7 @@ func (w *walker) addSkill(dir, rel, real string, md fs.DirEntry) {
 	}
 	sk := foundSkill{dir: dir, rel: rel, md: foundFile{path: mdPath, rel: "SKILL.md", info: info}}
 	if w.local {
-		id, err := skill.Identify(real)
+		id, err := w.identify(dir, real)
 		if err != nil {
 			w.warn(w.display(dir), events.RuleChangedInScan, fmt.Sprintf("skill folder %s changed while it was scanned (%v); skipped until the next scan", w.display(dir), err))
 			return
@@ -1356,6 +1357,33 @@ func (w *walker) addSkill(dir, rel, real string, md fs.DirEntry) {
 	}
 	w.list(dir, "", 0, md.Name(), &sk.files)
 	w.skills = append(w.skills, sk)
+}
+
+// identify returns the identity of the skill folder dir (a path in the
+// walk's file system) whose real path is real. When real is dir under the
+// root's real path (no link in between) the Lstat comes through the walk's
+// file system, which a rescan answers from memory for a folder no change
+// touched ([dirCache]); otherwise real is stat'ed.
+func (w *walker) identify(dir, real string) (events.FolderID, error) {
+	if !underRoot(real, w.rootReal, dir) {
+		return skill.Identify(real)
+	}
+	fi, err := fs.Lstat(w.fsys, dir)
+	if err != nil {
+		return events.FolderID{}, err
+	}
+	return skill.IdentifyInfo(fi, real)
+}
+
+// underRoot reports whether real is filepath.Join(rootReal, dir) for the
+// slash path dir, without building that path.
+func underRoot(real, rootReal, dir string) bool {
+	if dir == "." {
+		return real == rootReal
+	}
+	n := len(rootReal)
+	return len(real) == n+1+len(dir) && strings.HasPrefix(real, rootReal) &&
+		os.IsPathSeparator(real[n]) && filepath.ToSlash(real[n+1:]) == dir
 }
 
 // list appends the regular files below dir in walk order, skipping hidden
