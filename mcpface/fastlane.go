@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -159,6 +160,11 @@ func (l *fastLane) respond(s *snapshot, r *fastRequest) (line []byte) {
 			res, err = f.skillEntry(s, r.uri, r.meta)
 		}
 	case methodResourcesRead:
+		if r.uri != "" && !strings.HasPrefix(r.uri, "skill://") {
+			// Another scheme: a resource registered with the SDK (the
+			// apps' ui:// views) or none; the SDK answers either way.
+			return nil
+		}
 		if err = paramsLimitError(&mcp.ReadResourceParams{URI: r.uri}); err == nil {
 			var rr *mcp.ReadResourceResult
 			rr, err = f.resolveRead(s, r.uri, false)

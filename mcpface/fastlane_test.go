@@ -21,7 +21,9 @@ import (
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 	"github.com/skilljack/skilljack-mcp/mcpface"
+	"github.com/skilljack/skilljack-mcp/mcpface/apps"
 )
 
 // rawSession is a raw JSON-RPC client of one stdio session served by
@@ -317,7 +319,7 @@ func checkErrors(t *testing.T, tw *twin, cat *events.Catalog) {
 		{"skills/list", `"cursor":"!!!"`, true},
 		{"skills/list", `"cursor":"` + badCursor + `"`, true},
 		{"resources/read", `"uri":"skill://no-such-skill/SKILL.md"`, true},
-		{"resources/read", `"uri":"https://example.com/x"`, true},
+		{"resources/read", `"uri":"https://example.com/x"`, false},
 		{"resources/read", `"uri":"skill://%zz/x"`, true},
 		{"resources/read", `"uri":"` + long + `"`, true},
 		{"resources/read", `"uri":` + jsonString(sk.SkillRootURI()), true},
@@ -353,6 +355,25 @@ func checkErrors(t *testing.T, tw *twin, cat *events.Catalog) {
 // swapped: every answer is one a catalog version gives (each version's
 // bytes are unique), and a skills/list page never mixes versions. Run with
 // -race.
+// TestFastLaneLeavesAppViewsToSDK: a ui:// view is a resource registered
+// with the SDK, not a file of the catalog; the fast lane leaves its read
+// to the SDK, which serves the document (a browser run found the fast lane
+// answering "Resource not found").
+func TestFastLaneLeavesAppViewsToSDK(t *testing.T) {
+	fx := newFixture(t)
+	for _, era := range []string{legacy, modern} {
+		t.Run(era, func(t *testing.T) {
+			tw := newTwin(t, fx.cat, mcpface.Options{Publisher: eventstest.NewPublisher()}, era)
+			for _, uri := range []string{apps.ConfigURI, apps.DisplayURI} {
+				res := tw.compare(t, "resources/read", tw.params(`"uri":`+jsonString(uri)), false)
+				if !strings.Contains(fmt.Sprint(res["result"]), "<!doctype html>") {
+					t.Errorf("%s %s: %s, want the view's document", era, uri, clipTest(fmt.Sprint(res)))
+				}
+			}
+		})
+	}
+}
+
 func TestFastLaneRaceWithSwaps(t *testing.T) {
 	root := t.TempDir()
 	var skills []events.Skill

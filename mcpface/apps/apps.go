@@ -4,7 +4,10 @@
 // time; the facade serves it as a ui:// resource and links it from its tools.
 package apps
 
-import _ "embed"
+import (
+	_ "embed"
+	"strings"
+)
 
 // ExtensionID is the capability key a client declares under
 // capabilities.extensions when it renders MCP Apps views.
@@ -21,11 +24,33 @@ const (
 	DisplayURI = "ui://skill-display/skill-display.html"
 )
 
-//go:embed skill-config.html
-var configHTML string
+var (
+	//go:embed skill-config.html
+	configSource string
+	//go:embed skill-display.html
+	displaySource string
+	//go:embed bridge.js
+	bridgeJS string
 
-//go:embed skill-display.html
-var displayHTML string
+	configHTML  = Assemble(configSource, bridgeJS)
+	displayHTML = Assemble(displaySource, bridgeJS)
+)
+
+// bridgeMarker is the comment in each view's script that [Assemble]
+// replaces with the shared script.
+const bridgeMarker = "/*@bridge@*/"
+
+// Assemble returns the view document source with its bridge marker
+// replaced by shared (bridge.js: the postMessage JSON-RPC client and the
+// helpers both views use), so each served document is self-contained. It
+// panics if source has no marker (a view edited wrongly fails at start,
+// and in its test).
+func Assemble(source, shared string) string {
+	if !strings.Contains(source, bridgeMarker) {
+		panic("mcpface/apps: a view has no " + bridgeMarker + " marker")
+	}
+	return strings.Replace(source, bridgeMarker, shared, 1)
+}
 
 // ConfigHTML returns the config app's HTML document (served at ConfigURI).
 // It is immutable and safe for concurrent use.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -41,11 +42,11 @@ func (f *fixtureBackend) raw(_ context.Context, method string, params any) (json
 			"ui://skill-config/mcp-app.html":        "../../mcpface/apps/skill-config.html",
 			"ui://skill-display/skill-display.html": "../../mcpface/apps/skill-display.html",
 		}[p.URI]
-		html, err := os.ReadFile(file)
+		html, err := viewDocument(file)
 		if err != nil {
 			return nil, &rpcError{Code: -32002, Message: "no resource " + p.URI}
 		}
-		return json.Marshal(map[string]any{"contents": []any{map[string]any{"uri": p.URI, "mimeType": uiMIMEType, "text": string(html)}}})
+		return json.Marshal(map[string]any{"contents": []any{map[string]any{"uri": p.URI, "mimeType": uiMIMEType, "text": html}}})
 	case "tools/call":
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -55,6 +56,20 @@ func (f *fixtureBackend) raw(_ context.Context, method string, params any) (json
 		return nil, &rpcError{Code: -32602, Message: "fixture has no result for " + p.Name}
 	}
 	return json.RawMessage(`{}`), nil
+}
+
+// viewDocument reads a view's source and puts the shared bridge.js in place
+// of its marker, as mcpface/apps.Assemble does for the served document.
+func viewDocument(file string) (string, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	bridge, err := os.ReadFile(filepath.Join(filepath.Dir(file), "bridge.js"))
+	if err != nil {
+		return "", err
+	}
+	return strings.Replace(string(src), "/*@bridge@*/", string(bridge), 1), nil
 }
 
 func toolResult(structured string) string {
