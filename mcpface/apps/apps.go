@@ -31,25 +31,33 @@ var (
 	displaySource string
 	//go:embed bridge.js
 	bridgeJS string
+	//go:embed shared.css
+	sharedCSS string
 
-	configHTML  = Assemble(configSource, bridgeJS)
-	displayHTML = Assemble(displaySource, bridgeJS)
+	configHTML  = Assemble(configSource, sharedCSS, bridgeJS)
+	displayHTML = Assemble(displaySource, sharedCSS, bridgeJS)
 )
 
-// bridgeMarker is the comment in each view's script that [Assemble]
-// replaces with the shared script.
-const bridgeMarker = "/*@bridge@*/"
+// The markers in each view's source that [Assemble] replaces: one in its
+// style element, one in its script.
+const (
+	StyleMarker  = "/*@shared-style@*/"
+	BridgeMarker = "/*@bridge@*/"
+)
 
-// Assemble returns the view document source with its bridge marker
-// replaced by shared (bridge.js: the postMessage JSON-RPC client and the
-// helpers both views use), so each served document is self-contained. It
-// panics if source has no marker (a view edited wrongly fails at start,
-// and in its test).
-func Assemble(source, shared string) string {
-	if !strings.Contains(source, bridgeMarker) {
-		panic("mcpface/apps: a view has no " + bridgeMarker + " marker")
+// Assemble returns the view document source with [StyleMarker] replaced by
+// css (shared.css: the styles both views use) and [BridgeMarker] by js
+// (bridge.js: the postMessage JSON-RPC client and the helpers both views
+// use), so each served document is self-contained. It panics if source
+// lacks a marker (a view edited wrongly fails at start, and in its test).
+func Assemble(source, css, js string) string {
+	for _, m := range []string{StyleMarker, BridgeMarker} {
+		if !strings.Contains(source, m) {
+			panic("mcpface/apps: a view has no " + m + " marker")
+		}
 	}
-	return strings.Replace(source, bridgeMarker, shared, 1)
+	source = strings.Replace(source, StyleMarker, css, 1)
+	return strings.Replace(source, BridgeMarker, js, 1)
 }
 
 // ConfigHTML returns the config app's HTML document (served at ConfigURI).

@@ -62,3 +62,19 @@ func TestViewsSpeakTheAppsProtocol(t *testing.T) {
 		}
 	}
 }
+
+// TestViewsAssembled: the served documents hold the shared style and script
+// in place of their markers, each once (APPS-R06: one self-contained
+// document per view).
+func TestViewsAssembled(t *testing.T) {
+	for name, doc := range views {
+		if strings.Contains(doc, apps.StyleMarker) || strings.Contains(doc, apps.BridgeMarker) {
+			t.Errorf("%s: a marker is left in the served document", name)
+		}
+		for _, part := range []string{"function createBridge(", "color-scheme: light dark;"} {
+			if n := strings.Count(doc, part); n != 1 {
+				t.Errorf("%s: %q appears %d times, want once", name, part, n)
+			}
+		}
+	}
+}

@@ -1,6 +1,6 @@
 // The part of both views' scripts they share: the MCP Apps postMessage
 // JSON-RPC client (view side), the host-context styling and two DOM helpers.
-// apps.go puts it in place of the /*@bridge@*/ marker of each document, so
+// apps.go puts it in place of the bridge marker of each document, so
 // each served document stays self-contained.
 // ---- MCP Apps postMessage JSON-RPC client (view side, protocol 2026-01-26) ----
 function createBridge(appName, onNotify) {

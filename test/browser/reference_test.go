@@ -58,18 +58,23 @@ func (f *fixtureBackend) raw(_ context.Context, method string, params any) (json
 	return json.RawMessage(`{}`), nil
 }
 
-// viewDocument reads a view's source and puts the shared bridge.js in place
-// of its marker, as mcpface/apps.Assemble does for the served document.
+// viewDocument reads a view's source and puts the shared style and script
+// in place of its markers, as mcpface/apps.Assemble does for the served
+// document.
 func viewDocument(file string) (string, error) {
-	src, err := os.ReadFile(file)
+	doc, err := os.ReadFile(file)
 	if err != nil {
 		return "", err
 	}
-	bridge, err := os.ReadFile(filepath.Join(filepath.Dir(file), "bridge.js"))
-	if err != nil {
-		return "", err
+	out := string(doc)
+	for marker, shared := range map[string]string{"/*@shared-style@*/": "shared.css", "/*@bridge@*/": "bridge.js"} {
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(file), shared))
+		if err != nil {
+			return "", err
+		}
+		out = strings.Replace(out, marker, string(b), 1)
 	}
-	return strings.Replace(string(src), "/*@bridge@*/", string(bridge), 1), nil
+	return out, nil
 }
 
 func toolResult(structured string) string {
