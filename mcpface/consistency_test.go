@@ -56,16 +56,11 @@ func versioned(n uint64, rel string) []byte {
 	return []byte(head + strings.Repeat(rel+"\n", int(n%7)+1))
 }
 
-// TestConsistentUnderSwaps swaps catalogs (each file rewritten on disk just
-// before its catalog is set) while clients of both eras read resources and
-// page through skills/list. Every successful read returns bytes whose
-// digest is the one the catalog of the version written in those bytes
-// advertises; the only acceptable failure is -32603 "changed on disk", for a
-// read whose snapshot was taken before the file was rewritten for the next
-// catalog (the facade serves only bytes that hash to its snapshot's digest,
-// so it refuses rather than serve bytes of another version). No skills/list
-// page mixes versions.
-func TestConsistentUnderSwaps(t *testing.T) {
+// swapFixture writes three skills of two files each on disk and returns
+// them, the versions record and next, which rewrites every file for version
+// n and returns (and records) the catalog of that version.
+func swapFixture(t *testing.T) ([]events.Skill, *versions, func(n uint64) *events.Catalog) {
+	t.Helper()
 	root := t.TempDir()
 	var skills []events.Skill
 	for _, name := range []string{"alpha", "beta", "gamma"} {
@@ -83,6 +78,20 @@ func TestConsistentUnderSwaps(t *testing.T) {
 		vs.add(c)
 		return c
 	}
+	return skills, vs, next
+}
+
+// TestConsistentUnderSwaps swaps catalogs (each file rewritten on disk just
+// before its catalog is set) while clients of both eras read resources and
+// page through skills/list. Every successful read returns bytes whose
+// digest is the one the catalog of the version written in those bytes
+// advertises; the only acceptable failure is -32603 "changed on disk", for a
+// read whose snapshot was taken before the file was rewritten for the next
+// catalog (the facade serves only bytes that hash to its snapshot's digest,
+// so it refuses rather than serve bytes of another version). No skills/list
+// page mixes versions.
+func TestConsistentUnderSwaps(t *testing.T) {
+	skills, vs, next := swapFixture(t)
 	f := newFacade(t, next(1), &mcpface.Options{PageSize: 2})
 	var uris []string
 	for _, sk := range skills {

@@ -374,24 +374,11 @@ func TestFastLaneLeavesAppViewsToSDK(t *testing.T) {
 	}
 }
 
+// TestFastLaneRaceWithSwaps: pipelined skills/list, skills/get and
+// resources/read answered by the fast lane while catalogs swap: no answer
+// mixes versions, and every read's bytes match its version's digest.
 func TestFastLaneRaceWithSwaps(t *testing.T) {
-	root := t.TempDir()
-	var skills []events.Skill
-	for _, name := range []string{"alpha", "beta", "gamma"} {
-		skills = append(skills, writeSkill(t, root, skillSpec{dir: name, name: name, desc: "d",
-			files: map[string][]byte{"a.md": []byte("a"), "b/c.txt": []byte("c")}}))
-	}
-	vs := &versions{cats: map[uint64]*events.Catalog{}, digest: map[string]uint64{}}
-	next := func(n uint64) *events.Catalog {
-		for i := range skills {
-			for _, f := range skills[i].Files {
-				skills[i] = rewrite(t, skills[i], f.Path, versioned(n, f.Path))
-			}
-		}
-		c := events.NewCatalog(n, false, cloneSkills(skills), nil)
-		vs.add(c)
-		return c
-	}
+	skills, vs, next := swapFixture(t)
 	f := mcpface.New(&mcpface.Options{PageSize: 2})
 	f.SetCatalog(next(1))
 	s := newRawSession(t, f)
