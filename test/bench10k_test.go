@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"testing"
@@ -89,4 +90,65 @@ func BenchmarkEditToNotificationLarge(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "median-ms")
 	b.ReportMetric(float64(lat[(len(lat)*99)/100].Milliseconds()), "p99-ms")
+}
+
+// BenchmarkStartupLarge measures, on the corpus SKILLJACK_BENCH_CORPUS
+// names (or the scientific corpus when unset), the in-process path from a
+// fresh bus to a client's initialize result: pipeline, facade and server
+// built, one in-memory client connected. "warm" keeps one HOME (digest
+// cache, catalog snapshot) over the iterations, after one untimed start;
+// "cold" gives every iteration an empty HOME (the OS page cache stays
+// warm). It reports the live heap right after initialize (heap-MiB, after
+// a GC) besides -benchmem's allocations.
+//
+//	SKILLJACK_BENCH_CORPUS=$PWD/.tools/corpora/gen-10000 go test ./test -run '^$' \
+//	  -bench StartupLarge -benchtime 5x -benchmem
+func BenchmarkStartupLarge(b *testing.B) {
+	root := os.Getenv("SKILLJACK_BENCH_CORPUS")
+	if root == "" {
+		root = scientificCorpus(b)
+	}
+	start := func(b *testing.B, home string) float64 {
+		st := startStackEnv(b, &actors.PipelineOptions{Bundled: actors.Bundled(), DigestCache: filepath.Join(home, ".skilljack", ".digests")},
+			map[string]string{"HOME": home}, root)
+		ct, sst := mcp.NewInMemoryTransports()
+		ss, err := st.srv.Connect(b.Context(), sst, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(b.Context(), ct, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ms runtime.MemStats
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		cs.Close()
+		ss.Close()
+		st.stop(b)
+		b.StartTimer()
+		return float64(ms.HeapAlloc) / (1 << 20)
+	}
+	b.Run("warm", func(b *testing.B) {
+		home := b.TempDir()
+		start(b, home)
+		time.Sleep(3 * time.Second) // past racySlack, so that the caches hold every file
+		start(b, home)
+		heap := 0.0
+		for b.Loop() {
+			heap = start(b, home)
+		}
+		b.ReportMetric(heap, "heap-MiB")
+	})
+	b.Run("cold", func(b *testing.B) {
+		heap := 0.0
+		for b.Loop() {
+			b.StopTimer()
+			home := b.TempDir()
+			b.StartTimer()
+			heap = start(b, home)
+		}
+		b.ReportMetric(heap, "heap-MiB")
+	})
 }
