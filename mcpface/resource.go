@@ -129,7 +129,7 @@ func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error)
 	var data []byte
 	file := ref.File
 	if ref.File.Path == "SKILL.md" {
-		data, err = f.currentSkillMD(s, ref.Skill) // from the catalog: never read from disk
+		data, err = f.currentSkillMD(s, ref.Skill)
 	} else {
 		data, file, err = f.readCurrent(s, ref.Skill, ref.File, max)
 	}

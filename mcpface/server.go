@@ -277,8 +277,7 @@ const changedWait = 2 * time.Second
 // the next snapshot ([Facade.newer]) and reads the file of the same URI
 // from it, so a read during a rescan returns the new bytes (still only with
 // their own digest). It returns the manifest entry the bytes match, whose
-// MIME type and text flag describe them. A SKILL.md is not read from disk
-// but served from the catalog ([skillMD]).
+// MIME type and text flag describe them.
 func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, max int64) ([]byte, *events.File, error) {
 	var verified *sync.Map
 	if s != nil {
@@ -300,23 +299,29 @@ func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, m
 	return data, ref.File, err
 }
 
-// currentSkillMD returns the SKILL.md of sk, a skill of snapshot s, from the
-// catalog ([skillMD]): the facade never reads a SKILL.md's bytes. When the
-// file on disk no longer has the size and modification time it was hashed
-// with, or its folder was swapped (the window between a write or a remote
-// swap and the rescan), it waits for the next snapshot ([Facade.newer]) and
-// returns that catalog's bytes for the same skill, so a read right after an
-// edit gets the new SKILL.md, as [Facade.readCurrent] does for supporting
-// files. When no newer snapshot comes, or the file's metadata cannot be
-// read, the bytes of s are served: they are the ones its digest describes.
+// currentSkillMD returns the SKILL.md of sk, a skill of snapshot s: the one
+// function every request path (resources/read, load-skill, prompts) gets a
+// SKILL.md's bytes through. A catalog the builder made holds no bytes
+// (issue 12): the file is read on demand like a supporting file
+// ([Facade.readCurrent]: through the skill opener, served only when its
+// bytes match Files[0]'s digest, without hashing again while its identity
+// stays the one verified; a file changed since waits for the next
+// snapshot). A catalog carrying the bytes (made by hand, or recorded
+// before) is served from them ([skillMD]); when the file on disk no longer
+// has the size and modification time it was hashed with, or its folder
+// was swapped, that waits for the next snapshot too.
 func (f *Facade) currentSkillMD(s *snapshot, sk *events.Skill) ([]byte, error) {
+	if sk.SkillMD == nil && len(sk.Files) > 0 {
+		data, _, err := f.readCurrent(s, sk, &sk.Files[0], 0)
+		return data, err
+	}
 	data, err := skillMD(sk)
 	if err != nil || s == nil || !skillMDChanged(sk) {
 		return data, err
 	}
 	if next := f.newer(s.cat.Version); next != nil {
 		if nsk := next.cat.SkillByURI(sk.URI); nsk != nil {
-			return skillMD(nsk)
+			return f.currentSkillMD(nil, nsk)
 		}
 	}
 	return data, nil
