@@ -99,7 +99,8 @@ func BenchmarkEditToNotificationLarge(b *testing.B) {
 // cache, catalog snapshot) over the iterations, after one untimed start;
 // "cold" gives every iteration an empty HOME (the OS page cache stays
 // warm). It reports the live heap right after initialize (heap-MiB, after
-// a GC) besides -benchmem's allocations.
+// a GC) besides -benchmem's allocations; SKILLJACK_BENCH_HEAPPROF names a
+// file for a heap profile taken there (the last start's).
 //
 //	SKILLJACK_BENCH_CORPUS=$PWD/.tools/corpora/gen-10000 go test ./test -run '^$' \
 //	  -bench StartupLarge -benchtime 5x -benchmem
@@ -124,6 +125,16 @@ func BenchmarkStartupLarge(b *testing.B) {
 		b.StopTimer()
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
+		if p := os.Getenv("SKILLJACK_BENCH_HEAPPROF"); p != "" {
+			f, err := os.Create(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
 		time.Sleep(linger)
 		cs.Close()
 		ss.Close()

@@ -646,8 +646,9 @@ type Builder struct {
 	staticDirs map[folderKey]startupName
 	// store persists the last catalog; nil without Options.CacheDir.
 	// loaded is set once the first configuration looked for one.
-	store  *store
-	loaded bool
+	store     *store
+	loaded    bool
+	persisted bool // a catalog was handed to store
 }
 
 // folderKey names a skill folder of one source.
@@ -768,9 +769,28 @@ func (b *Builder) rebuild() {
 	if err := events.Publish(b.pub, events.CatalogChanged{Catalog: cat}); err != nil {
 		b.log.Error("publishing catalog", "version", cat.Version, "error", err)
 	}
-	if b.store != nil && !b.cfg.Static {
-		b.store.later(b.snapshot())
+	b.persist()
+}
+
+// persist has the catalog just published written to the cache folder:
+// the first one at once (a process may exit right after its first
+// initialize), later ones persistDelay after the last of a burst. A
+// catalog still built from a stand-in scan is not written: the file holds
+// it already.
+func (b *Builder) persist() {
+	if b.store == nil || b.cfg.Static {
+		return
 	}
+	for _, src := range b.cfg.Sources {
+		if b.scans[src.ID].Seq == 0 {
+			return
+		}
+	}
+	delay := persistDelay
+	if !b.persisted {
+		b.persisted, delay = true, 0
+	}
+	b.store.later(b.snapshot(), delay)
 }
 
 // loadPersisted takes the persisted catalog of the first configuration's

@@ -256,10 +256,10 @@ func (st *store) save(p *persisted) error {
 	return werr
 }
 
-// later writes what p makes persistDelay from now, unless a newer catalog
-// comes first (then that one is written instead); p runs on another
-// goroutine and may return nil (nothing to write). Safe for concurrent use.
-func (st *store) later(p func() *persisted) {
+// later writes what p makes delay from now, unless a newer catalog comes
+// first (then that one is written instead); p runs on another goroutine
+// and may return nil (nothing to write). Safe for concurrent use.
+func (st *store) later(p func() *persisted, delay time.Duration) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.pending = p
@@ -267,7 +267,7 @@ func (st *store) later(p func() *persisted) {
 		return
 	}
 	st.wg.Add(1)
-	st.timer = time.AfterFunc(persistDelay, func() {
+	st.timer = time.AfterFunc(delay, func() {
 		defer st.wg.Done()
 		st.mu.Lock()
 		mk := st.pending
