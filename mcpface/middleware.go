@@ -190,8 +190,9 @@ func (f *Facade) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 		}
 	case ref.Type == "ref/resource" && ref.URI == resourceTemplate:
 		if arg.Name == "path" {
-			for _, r := range s.resources {
-				if _, ok := s.byURI[r.URI]; ok {
+			fi := s.fileIndex()
+			for _, r := range fi.resources {
+				if _, ok := fi.byURI[r.URI]; ok {
 					candidates = append(candidates, strings.TrimPrefix(r.URI, "skill://"))
 				}
 			}

@@ -44,17 +44,18 @@ func (f *Facade) listResources(req *mcp.ListResourcesRequest) (*mcp.ListResource
 	if req.Params != nil {
 		cursor = req.Params.Cursor
 	}
-	start, err := afterCursor(cursor, len(s.resources), func(i int) string { return s.resources[i].URI })
+	list := s.resourceList()
+	start, err := afterCursor(cursor, len(list), func(i int) string { return list[i].URI })
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+resourcesPageSize, len(s.resources))
+	end := min(start+resourcesPageSize, len(list))
 	res := &mcp.ListResourcesResult{
-		Resources: slices.Clone(s.resources[start:end]),
+		Resources: slices.Clone(list[start:end]),
 		Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"},
 	}
-	if end < len(s.resources) {
-		res.NextCursor = encodeCursor(s.resources[end-1].URI)
+	if end < len(list) {
+		res.NextCursor = encodeCursor(list[end-1].URI)
 	}
 	return res, nil
 }
@@ -180,7 +181,7 @@ func (f *Facade) readDirectory(_ context.Context, _ *mcp.ServerSession, p *dirRe
 	if err != nil {
 		return nil, err
 	}
-	children, ok := s.dirs[uri]
+	children, ok := s.fileIndex().dirs[uri]
 	if !ok {
 		if s.isFile(uri) {
 			return nil, invalidParams(clip(p.URI)+" is not a directory resource", p.URI)

@@ -154,7 +154,7 @@ type Facade struct {
 	synced     bool
 	regVersion uint64
 	reg        registrations
-	regList    []*mcp.Resource // resources/list content last announced (a snapshot's, never modified)
+	regSnap    *snapshot // the snapshot whose resources/list content was last announced
 
 	// subGate is held for reading while the SDK records a subscription
 	// (from the subscribe handler until the SDK's own bookkeeping is done)
@@ -656,10 +656,15 @@ func (f *Facade) syncLocked() {
 	// skill://index.json is registered as a plain resource so that replacing
 	// it triggers notifications/resources/list_changed; resources/list and
 	// resources/read are answered from the snapshot.
-	if first || !sameResources(f.regList, s.resources) {
+	if first {
+		srv.AddResource(indexResource(), f.readResourceHandler)
+		// Built now, after the server, rather than before the first
+		// initialize: the next catalog compares with it (issue 12).
+		go s.fileIndex()
+	} else if !sameResources(f.regSnap.resourceList(), s.resourceList()) {
 		srv.AddResource(indexResource(), f.readResourceHandler)
 	}
-	f.regList = s.resources
+	f.regSnap = s
 	select {
 	case f.syncedCh <- struct{}{}:
 	default:

@@ -19,19 +19,17 @@ import (
 // readers match exactly (SEP2640-R84, R88).
 const indexSchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 
-// snapshot is one catalog plus the values derived from it, built once when
-// the catalog arrives and never changed afterwards. Building it reads no
-// file: every MIME type is in the catalog (issue 11 item 6).
+// snapshot is one catalog plus the values derived from it, each built once
+// (when the catalog arrives, or on first use) and never changed afterwards.
+// Building it reads no file: every MIME type is in the catalog (issue 11
+// item 6).
 type snapshot struct {
 	cat *events.Catalog
-	// resources is every served resource (each file URI once, plus
-	// skill://index.json), sorted by URI.
-	resources []*mcp.Resource
-	// byURI maps a file URI to its resource metadata.
-	byURI map[string]*mcp.Resource
-	// dirs maps a directory URI (skill root or subdirectory, no trailing
-	// slash) to its direct children, sorted by URI.
-	dirs map[string][]*mcp.Resource
+	// files is the resource metadata of every served file, built on first
+	// use ([snapshot.fileIndex]): at 10,000 skills it is 40,000 resources
+	// and some 30 MiB, which the first initialize does not need (issue 12).
+	files     *fileIndex
+	filesOnce sync.Once
 	// index is the body of skill://index.json, built on first use
 	// ([snapshot.indexJSON]): encoding it for 10,000 skills on every catalog
 	// version would delay every edit's notification (issue 12).
@@ -47,30 +45,66 @@ type snapshot struct {
 	// the identity of the file whose bytes were last found to match it
 	// ([readFile]).
 	verified sync.Map
-	// maxURI is the length of the longest spelling of a served URI that
-	// names it: three times the longest URI, as if every byte were
-	// percent-encoded. A longer request URI cannot match.
+	// maxURI bounds the length of the longest spelling of a served URI
+	// that names it: three times the longest URI, as if every byte were
+	// percent-encoded (with each path's encoding bounded the same way). A
+	// longer request URI cannot match.
 	maxURI int
 }
 
+// fileIndex is the resource metadata of a snapshot's files.
+type fileIndex struct {
+	// resources is every served resource (each file URI once, plus
+	// skill://index.json), sorted by URI.
+	resources []*mcp.Resource
+	// byURI maps a file URI to its resource metadata.
+	byURI map[string]*mcp.Resource
+	// dirs maps a directory URI (skill root or subdirectory, no trailing
+	// slash) to its direct children, sorted by URI.
+	dirs map[string][]*mcp.Resource
+}
+
 func newSnapshot(c *events.Catalog) *snapshot {
+	s := &snapshot{cat: c}
+	s.entries = make([]atomic.Pointer[json.RawMessage], len(c.Skills))
+	for i := range c.Skills {
+		sk := &c.Skills[i]
+		if sk.Listed {
+			s.listed = append(s.listed, i)
+		}
+		// A bound on every served URI's length, without encoding them:
+		// each byte of a path encodes to at most three.
+		root := len(sk.SkillRootURI())
+		for j := range sk.Files {
+			s.maxURI = max(s.maxURI, 3*(root+1+3*len(sk.Files[j].Path)))
+		}
+	}
+	s.maxURI = max(s.maxURI, 3*len(events.IndexURI))
+	return s
+}
+
+// fileIndex returns the resource metadata of s's files, built on its first
+// use. Safe for concurrent use; the caller must not modify it.
+func (s *snapshot) fileIndex() *fileIndex {
+	s.filesOnce.Do(func() { s.files = newFileIndex(s.cat) })
+	return s.files
+}
+
+// resourceList returns every served resource, sorted by URI
+// ([fileIndex.resources]).
+func (s *snapshot) resourceList() []*mcp.Resource { return s.fileIndex().resources }
+
+func newFileIndex(c *events.Catalog) *fileIndex {
 	// Sized up front: growing maps of 10,000s of entries is a good part of
 	// building a snapshot (issue 12: edit latency).
 	files := 0
 	for i := range c.Skills {
 		files += len(c.Skills[i].Files)
 	}
-	s := &snapshot{
-		cat:       c,
+	s := &fileIndex{
 		byURI:     make(map[string]*mcp.Resource, files),
 		dirs:      make(map[string][]*mcp.Resource, 2*len(c.Skills)),
 		resources: make([]*mcp.Resource, 0, files+1),
-	}
-	s.entries = make([]atomic.Pointer[json.RawMessage], len(c.Skills))
-	for i := range c.Skills {
-		if c.Skills[i].Listed {
-			s.listed = append(s.listed, i)
-		}
 	}
 	s.resources = append(s.resources, indexResource())
 	for i := range c.Skills {
@@ -89,9 +123,6 @@ func newSnapshot(c *events.Catalog) *snapshot {
 		}
 	}
 	slices.SortFunc(s.resources, func(a, b *mcp.Resource) int { return strings.Compare(a.URI, b.URI) })
-	for _, r := range s.resources {
-		s.maxURI = max(s.maxURI, 3*len(r.URI))
-	}
 
 	// Directories: every level below each skill root, derived from its
 	// manifest (which includes nested skills' files, SEP2640-R25).
