@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	json "github.com/segmentio/encoding/json"
 
@@ -50,7 +52,7 @@ import (
 // starting point its own scans revalidate.
 
 // persistMagic starts a persisted catalog file; the digit is the format.
-const persistMagic = "skilljack-catalog 1\n"
+const persistMagic = "skilljack-catalog 2\n"
 
 // persistDelay is how long after publishing a catalog the builder writes
 // it, so that a burst of edits is written once.
@@ -194,7 +196,9 @@ func (st *store) read(name string) ([]byte, error) {
 }
 
 // decodePersisted checks the format line and the checksum of data and
-// decodes what is between them.
+// decodes what is between them ([encodePersisted]). Strings are cut from
+// data itself, so a field costs no allocation of its own; data must not be
+// modified afterwards.
 func decodePersisted(data []byte) (*persisted, error) {
 	if len(data) < len(persistMagic)+sha256.Size || !bytes.HasPrefix(data, []byte(persistMagic)) {
 		return nil, errors.New("not a persisted catalog of this format")
@@ -203,23 +207,224 @@ func decodePersisted(data []byte) (*persisted, error) {
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], data[len(body):]) {
 		return nil, errors.New("checksum mismatch")
 	}
+	// The strings share data's bytes, which nothing writes after the read:
+	// no second copy of a 10 MB file on the way to the first initialize.
+	rest := body[len(persistMagic):]
+	d := &decoder{s: unsafe.String(unsafe.SliceData(rest), len(rest)), interned: map[string]string{}}
 	var p persisted
-	if err := json.Unmarshal(body[len(persistMagic):], &p); err != nil {
-		return nil, err
+	if err := json.Unmarshal([]byte(d.str()), &p.Sources); err != nil {
+		return nil, fmt.Errorf("sources: %w", err)
+	}
+	n := d.count()
+	p.Scans = make([]persistedScan, 0, n)
+	for range n {
+		var ps persistedScan
+		ps.Diagnostics = d.diags()
+		k := d.count()
+		ps.Skills = make([]persistedSkill, k)
+		for i := range ps.Skills {
+			d.skill(&ps.Skills[i])
+		}
+		p.Scans = append(p.Scans, ps)
+	}
+	if d.bad || len(d.s) != 0 {
+		return nil, errors.New("malformed")
 	}
 	return &p, nil
 }
 
-// encodePersisted is the file content of p.
+// encodePersisted is the file content of p: the format line, the sources
+// (JSON), each scan's diagnostics and skills in a compact binary form
+// (varints, length-prefixed strings) and a SHA-256 of everything before
+// it.
 func encodePersisted(p *persisted) ([]byte, error) {
-	body, err := json.Marshal(p)
+	srcs, err := json.Marshal(p.Sources)
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]byte, 0, len(persistMagic)+len(body)+sha256.Size)
-	buf = append(append(buf, persistMagic...), body...)
-	sum := sha256.Sum256(buf)
-	return append(buf, sum[:]...), nil
+	e := &encoder{buf: make([]byte, 0, 1<<20)}
+	e.buf = append(e.buf, persistMagic...)
+	e.str(string(srcs))
+	e.uint(uint64(len(p.Scans)))
+	for _, ps := range p.Scans {
+		e.diags(ps.Diagnostics)
+		e.uint(uint64(len(ps.Skills)))
+		for i := range ps.Skills {
+			e.skill(&ps.Skills[i])
+		}
+	}
+	sum := sha256.Sum256(e.buf)
+	return append(e.buf, sum[:]...), nil
+}
+
+// encoder appends the fields of a persisted catalog to buf.
+type encoder struct{ buf []byte }
+
+func (e *encoder) uint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
+func (e *encoder) int(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
+func (e *encoder) str(s string)  { e.uint(uint64(len(s))); e.buf = append(e.buf, s...) }
+
+// flags packs bools, the first in the lowest bit.
+func (e *encoder) flags(bs ...bool) {
+	var v uint64
+	for i, b := range bs {
+		if b {
+			v |= 1 << i
+		}
+	}
+	e.uint(v)
+}
+
+func (e *encoder) diag(d *events.Diagnostic) {
+	e.str(d.File)
+	e.str(d.Level)
+	e.flags(d.Unserved)
+	e.str(d.Rule)
+	e.str(d.Message)
+	e.str(d.Version)
+}
+
+func (e *encoder) diags(ds []events.Diagnostic) {
+	e.uint(uint64(len(ds)))
+	for i := range ds {
+		e.diag(&ds[i])
+	}
+}
+
+func (e *encoder) skill(ps *persistedSkill) {
+	ss := &ps.Scanned
+	e.str(ss.Dir)
+	e.str(ss.RelDir)
+	e.str(ss.RealDir)
+	e.uint(ss.DirID.Dev)
+	e.uint(ss.DirID.Ino)
+	e.uint(uint64(len(ss.Files)))
+	for _, f := range ss.Files {
+		e.str(f.Path)
+		e.str(f.DiskName)
+		e.str(f.Digest)
+		e.int(f.Size)
+		e.int(f.ModTime.UnixNano())
+		e.flags(f.ModTime.IsZero(), f.Text)
+		e.str(f.MIME)
+	}
+	e.flags(ps.OK, ps.NoFM, ps.Diag != nil, ps.Listed, ps.ModelInvocable, ps.UserInvocable)
+	if ps.Diag != nil {
+		e.diag(ps.Diag)
+	}
+	if ps.OK {
+		e.str(ps.QualifiedName)
+		e.str(ps.Name)
+		e.str(ps.Description)
+		e.str(ps.SkillPath)
+		e.str(ps.URI)
+		e.str(string(ps.Frontmatter))
+	}
+}
+
+// decoder reads what an [encoder] wrote; bad is set on the first malformed
+// field, after which every read returns zero.
+type decoder struct {
+	s        string
+	bad      bool
+	interned map[string]string // MIME types and levels, few and repeated
+}
+
+func (d *decoder) uint() uint64 {
+	v, n := binary.Uvarint([]byte(d.s[:min(len(d.s), binary.MaxVarintLen64)]))
+	if n <= 0 {
+		d.bad, d.s = true, ""
+		return 0
+	}
+	d.s = d.s[n:]
+	return v
+}
+
+func (d *decoder) int() int64 {
+	u := d.uint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
+	}
+	return v
+}
+
+// count reads a length, which cannot exceed the bytes left.
+func (d *decoder) count() int {
+	n := d.uint()
+	if n > uint64(len(d.s)) {
+		d.bad, d.s = true, ""
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) str() string {
+	n := d.count()
+	s := d.s[:n]
+	d.s = d.s[n:]
+	return s
+}
+
+func (d *decoder) intern(s string) string {
+	if v, ok := d.interned[s]; ok {
+		return v
+	}
+	d.interned[s] = s
+	return s
+}
+
+func (d *decoder) flag(v uint64, i int) bool { return v&(1<<i) != 0 }
+
+func (d *decoder) diag() events.Diagnostic {
+	g := events.Diagnostic{File: d.str(), Level: d.intern(d.str())}
+	g.Unserved = d.flag(d.uint(), 0)
+	g.Rule, g.Message, g.Version = d.str(), d.str(), d.str()
+	return g
+}
+
+func (d *decoder) diags() []events.Diagnostic {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]events.Diagnostic, n)
+	for i := range out {
+		out[i] = d.diag()
+	}
+	return out
+}
+
+func (d *decoder) skill(ps *persistedSkill) {
+	ss := &ps.Scanned
+	ss.Dir, ss.RelDir, ss.RealDir = d.str(), d.str(), d.str()
+	ss.DirID.Dev, ss.DirID.Ino = d.uint(), d.uint()
+	ss.Files = make([]events.File, d.count())
+	for i := range ss.Files {
+		f := &ss.Files[i]
+		f.Path, f.DiskName, f.Digest = d.str(), d.str(), d.str()
+		f.Size = d.int()
+		mod := d.int()
+		fl := d.uint()
+		if !d.flag(fl, 0) {
+			f.ModTime = time.Unix(0, mod)
+		}
+		f.Text = d.flag(fl, 1)
+		f.MIME = d.intern(d.str())
+	}
+	fl := d.uint()
+	ps.OK, ps.NoFM = d.flag(fl, 0), d.flag(fl, 1)
+	ps.Listed, ps.ModelInvocable, ps.UserInvocable = d.flag(fl, 3), d.flag(fl, 4), d.flag(fl, 5)
+	if d.flag(fl, 2) {
+		g := d.diag()
+		ps.Diag = &g
+	}
+	if ps.OK {
+		ps.QualifiedName, ps.Name, ps.Description, ps.SkillPath, ps.URI = d.str(), d.str(), d.str(), d.str(), d.str()
+		if fm := d.str(); fm != "" {
+			ps.Frontmatter = json.RawMessage(fm)
+		}
+	}
 }
 
 // save writes p for its sources, atomically.
