@@ -186,16 +186,32 @@ func maxDescription(skills []*events.Skill) int {
 // never see server paths, issue 13 item 11) and its skill:// URI.
 func renderSkills(skills []*events.Skill, paths bool, cut int) string {
 	var b strings.Builder
+	// One buffer of about the right size, each piece written into it: at
+	// 10,000 skills the concatenations and regrowth were most of the
+	// rendering on the way to the first initialize (issue 12).
+	n := 64
+	for _, s := range skills {
+		n += 100 + len(s.QualifiedName) + len(s.Description) + len(s.URI)
+		if paths {
+			n += 24 + len(s.Dir) + len("/SKILL.md")
+		}
+	}
+	b.Grow(n)
 	b.WriteString("<available_skills>\n")
 	for _, s := range skills {
-		b.WriteString("<skill>\n")
-		b.WriteString("<name>" + xmlEscape(s.QualifiedName) + "</name>\n")
-		b.WriteString("<description>" + xmlEscape(shorten(strings.TrimSpace(s.Description), cut)) + "</description>\n")
+		b.WriteString("<skill>\n<name>")
+		b.WriteString(xmlEscape(s.QualifiedName))
+		b.WriteString("</name>\n<description>")
+		b.WriteString(xmlEscape(shorten(strings.TrimSpace(s.Description), cut)))
+		b.WriteString("</description>\n")
 		if p := diskPath(s); paths && p != "" {
-			b.WriteString("<location>" + xmlEscape(p) + "</location>\n")
+			b.WriteString("<location>")
+			b.WriteString(xmlEscape(p))
+			b.WriteString("</location>\n")
 		}
-		b.WriteString("<uri>" + xmlEscape(s.URI) + "</uri>\n")
-		b.WriteString("</skill>\n")
+		b.WriteString("<uri>")
+		b.WriteString(xmlEscape(s.URI))
+		b.WriteString("</uri>\n</skill>\n")
 	}
 	b.WriteString("</available_skills>")
 	return b.String()
