@@ -104,6 +104,7 @@ type store struct {
 	mu      sync.Mutex        // serializes writes, so that the newest is written last
 	warned  bool              // a failed write was logged as a warning
 	pending func() *persisted // makes the newest catalog not written yet
+	urgent  bool              // pending is a first catalog: written even at stop
 	timer   *time.Timer
 	wg      sync.WaitGroup
 }
@@ -471,6 +472,7 @@ func (st *store) later(p func() *persisted, delay time.Duration) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.pending = p
+	st.urgent = st.urgent || delay == 0
 	if st.timer != nil {
 		return
 	}
@@ -479,7 +481,7 @@ func (st *store) later(p func() *persisted, delay time.Duration) {
 		defer st.wg.Done()
 		st.mu.Lock()
 		mk := st.pending
-		st.pending, st.timer = nil, nil
+		st.pending, st.timer, st.urgent = nil, nil, false
 		err := error(nil)
 		if p := mk(); p != nil {
 			err = st.save(p)
@@ -495,11 +497,18 @@ func (st *store) later(p func() *persisted, delay time.Duration) {
 	})
 }
 
-// stop drops a write not started yet and waits for one under way.
+// stop drops a write not started yet, but a first catalog's, which it
+// makes at once, and waits for one under way.
 func (st *store) stop() {
 	st.mu.Lock()
 	if st.timer != nil && st.timer.Stop() {
-		st.timer, st.pending = nil, nil
+		mk, urgent := st.pending, st.urgent
+		st.timer, st.pending, st.urgent = nil, nil, false
+		if urgent {
+			if p := mk(); p != nil {
+				_ = st.save(p) // best effort: the process is stopping
+			}
+		}
 		st.wg.Done()
 	}
 	st.mu.Unlock()
