@@ -67,6 +67,9 @@ type built struct {
 	// at all (issue 13 item 7): a served skill may hold it as a file.
 	noFM bool
 	file string // its SKILL.md as it is on disk
+	// unread is set when the SKILL.md could not be read (the scan did not
+	// carry its bytes, and they no longer matched): never reused.
+	unread bool
 }
 
 // candidate is one scanned skill of a source during a build: what was
@@ -180,7 +183,7 @@ func (m *memo) candidates(src events.Source, scanned []events.ScannedSkill, old,
 // new build of it (counted in m.rebuilt).
 func (m *memo) builtFor(src events.Source, ss *events.ScannedSkill, old *sourceMemo) *built {
 	if old != nil {
-		if o := old.byDir[ss.Dir]; o != nil && sameScanned(&o.ss, ss) {
+		if o := old.byDir[ss.Dir]; o != nil && !o.unread && sameScanned(&o.ss, ss) {
 			return o
 		}
 	}
@@ -193,6 +196,7 @@ func (m *memo) builtFor(src events.Source, ss *events.ScannedSkill, old *sourceM
 		if err != nil {
 			b.diag = &events.Diagnostic{File: b.file, Level: events.LevelError, Version: ss.Files[0].Digest,
 				Message: fmt.Sprintf("skipped %s: cannot read it: %v; it is read again at the next scan", b.file, err)}
+			b.unread = true
 			return b
 		}
 		full.SkillMD = data

@@ -542,8 +542,8 @@ func persistedOf(sources []events.Source, scans map[string]events.SourceScanned,
 			if sm != nil {
 				bt = sm.byDir[scan.Skills[i].Dir]
 			}
-			if bt == nil || !sameScanned(&bt.ss, &scan.Skills[i]) {
-				return nil // not built from this scan: nothing to persist
+			if bt == nil || bt.unread || !sameScanned(&bt.ss, &scan.Skills[i]) {
+				return nil // not built from this scan, or unread: nothing to persist
 			}
 			ps.Skills = append(ps.Skills, persistSkill(bt))
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -256,5 +257,33 @@ func TestPersistedCatalogTwoProcesses(t *testing.T) {
 	got := third.last
 	if len(got.Skills) != 1 || got.Skills[0].Description != "Two." {
 		t.Errorf("third start serves %+v after its scan; want only a, described Two.", got.Skills)
+	}
+}
+
+// TestUnreadSkillMDNotKept is issue 12: a scan that does not carry a
+// SKILL.md's bytes (its digest was cached) makes the builder read them;
+// when they no longer match the digest the skill is skipped with an error,
+// and the next build reads them again rather than reusing the failure.
+func TestUnreadSkillMDNotKept(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "skills")
+	md := skilltest.SkillMD("a", "Alpha.")
+	skilltest.WriteTree(t, root, map[string]string{"a/SKILL.md": md})
+	src := localSource(root)
+	scan, err := newTestHasher(nil).Scan(t.Context(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan.Seq, scan.ConfigSeq = 1, 1
+	scan.Skills[0].SkillMD = nil // as from a warm digest cache
+	skilltest.WriteTree(t, root, map[string]string{"a/SKILL.md": strings.ToUpper(md)})
+	bl := catalog.NewBenchBuilder(events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}})
+	c := bl.Scan(scan)
+	if c == nil || len(c.Skills) != 0 || len(c.Diagnostics) != 1 || !strings.Contains(c.Diagnostics[0].Message, "cannot read it") {
+		t.Fatalf("changed SKILL.md behind the scan: %+v, want no skill and one error", c)
+	}
+	skilltest.WriteTree(t, root, map[string]string{"a/SKILL.md": md})
+	scan.Seq++
+	if c := bl.Scan(scan); c == nil || len(c.Skills) != 1 || c.Skills[0].Description != "Alpha." {
+		t.Fatalf("after the file was put back: %+v, want skill a read again", c)
 	}
 }
