@@ -658,9 +658,11 @@ func (f *Facade) syncLocked() {
 	// resources/read are answered from the snapshot.
 	if first {
 		srv.AddResource(indexResource(), f.readResourceHandler)
-		// Built now, after the server, rather than before the first
-		// initialize: the next catalog compares with it (issue 12).
-		go s.fileIndex()
+		// Built a moment after the first initialize rather than before
+		// it, nor while the first requests and the background revalidation
+		// of a persisted catalog run (issue 12): the next catalog compares
+		// with it, and the first edit need not pay for it.
+		time.AfterFunc(fileIndexDelay, func() { s.fileIndex() })
 	} else if !sameResources(f.regSnap.resourceList(), s.resourceList()) {
 		srv.AddResource(indexResource(), f.readResourceHandler)
 	}
@@ -670,6 +672,10 @@ func (f *Facade) syncLocked() {
 	default:
 	}
 }
+
+// fileIndexDelay is how long after the first server is built the first
+// snapshot's resource metadata is built, if nothing needed it before.
+const fileIndexDelay = 3 * time.Second
 
 // sameResources reports whether resources/list would send the same content
 // for a as for b: the same resources in the same order, equal in every
