@@ -101,7 +101,8 @@ type store struct {
 	dir string
 	log *slog.Logger
 
-	mu      sync.Mutex        // serializes writes, so that the newest is written last
+	mu      sync.Mutex        // guards the fields below
+	saveMu  sync.Mutex        // serializes writes, so that the newest is written last
 	warned  bool              // a failed write was logged as a warning
 	pending func() *persisted // makes the newest catalog not written yet
 	urgent  bool              // pending is a first catalog: written even at stop
@@ -479,13 +480,22 @@ func (st *store) later(p func() *persisted, delay time.Duration) {
 	st.wg.Add(1)
 	st.timer = time.AfterFunc(delay, func() {
 		defer st.wg.Done()
+		// saveMu before mu, always: a write under way delays the next
+		// timer's (which then takes the newest catalog), never the
+		// builder's next publish, which takes mu only.
+		st.saveMu.Lock()
 		st.mu.Lock()
 		mk := st.pending
 		st.pending, st.timer, st.urgent = nil, nil, false
+		st.mu.Unlock()
 		err := error(nil)
-		if p := mk(); p != nil {
-			err = st.save(p)
+		if mk != nil {
+			if p := mk(); p != nil {
+				err = st.save(p)
+			}
 		}
+		st.saveMu.Unlock()
+		st.mu.Lock()
 		level := slog.LevelDebug
 		if err != nil && !st.warned {
 			st.warned, level = true, slog.LevelWarn
@@ -500,6 +510,7 @@ func (st *store) later(p func() *persisted, delay time.Duration) {
 // stop drops a write not started yet, but a first catalog's, which it
 // makes at once, and waits for one under way.
 func (st *store) stop() {
+	st.saveMu.Lock()
 	st.mu.Lock()
 	if st.timer != nil && st.timer.Stop() {
 		mk, urgent := st.pending, st.urgent
@@ -512,6 +523,7 @@ func (st *store) stop() {
 		st.wg.Done()
 	}
 	st.mu.Unlock()
+	st.saveMu.Unlock()
 	st.wg.Wait()
 }
 
