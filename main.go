@@ -4,7 +4,9 @@
 // Usage:
 //
 //	skilljack-mcp [flags] [source ...]
-//	skilljack-mcp validate [source ...]
+//	skilljack-mcp validate [--strict] [--json] [source ...]
+//	skilljack-mcp list [--json] [source ...]
+//	skilljack-mcp --version
 //
 // A source is a skill folder, a GitHub repository
 // (github.com/owner/repo[/subpath][@ref]) or a publisher URL
@@ -21,6 +23,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -78,26 +81,58 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// validateFlags takes the validate subcommand's own flag, --strict, out of
-// args (before "--"): it is no server setting, so no row of the settings
-// table.
-func validateFlags(args []string) (rest []string, validating, strict bool) {
-	if len(args) == 0 || args[0] != "validate" {
-		return args, false, false
+// command is a one-shot subcommand and its own flags, which are no server
+// settings, so no rows of the settings table.
+type command struct {
+	// name is "validate", "list" or "" (serve).
+	name string
+	// strict is validate's --strict; json is --json of validate and list.
+	strict, json bool
+}
+
+// commandFlags takes the subcommand (validate or list) and its own flags
+// (--strict, --json) out of args, before "--". validate stays the first
+// argument, as config.Load reads it; list goes, so that it is no source.
+func commandFlags(args []string) (rest []string, cmd command) {
+	if len(args) == 0 || (args[0] != "validate" && args[0] != "list") {
+		return args, cmd
 	}
-	rest = []string{"validate"}
+	cmd.name = args[0]
+	if cmd.name == "validate" {
+		rest = []string{"validate"}
+	}
 	for i, a := range args[1:] {
-		if a == "--" {
-			rest = append(rest, args[1+i:]...)
-			break
+		switch {
+		case a == "--":
+			return append(rest, args[1+i:]...), cmd
+		case a == "--strict" && cmd.name == "validate":
+			cmd.strict = true
+		case a == "--json":
+			cmd.json = true
+		default:
+			rest = append(rest, a)
 		}
-		if a == "--strict" {
-			strict = true
-			continue
-		}
-		rest = append(rest, a)
 	}
-	return rest, true, strict
+	return rest, cmd
+}
+
+// unknownFlag returns a usage error (exit 2) for the first unknown flag
+// given to validate or list: a one-shot command's mistake is the person's
+// at the terminal, who should see it, not a warning with a default.
+func unknownFlag(cmd command, warnings []config.Warning) error {
+	if cmd.name == "" {
+		return nil
+	}
+	for _, w := range warnings {
+		if w.UnknownFlag != "" {
+			usage := "[--json] [source ...]"
+			if cmd.name == "validate" {
+				usage = "[--strict] " + usage
+			}
+			return &exitError{2, fmt.Errorf("%s: unknown flag %q (usage: skilljack-mcp %s %s; skilljack-mcp --help lists every flag)", cmd.name, w.UnknownFlag, cmd.name, usage)}
+		}
+	}
+	return nil
 }
 
 // errDone is returned by the server goroutine when the client went away
@@ -110,10 +145,14 @@ const usageFormat = `skilljack-mcp serves Agent Skills to MCP clients over stdio
 
 Usage:
   skilljack-mcp [flags] [source ...]        serve skills (stdin/stdout speak MCP)
-  skilljack-mcp validate [--strict] [source ...]
+  skilljack-mcp validate [--strict] [--json] [source ...]
                                             report what is off in the skills, then exit:
                                             0 clean, 1 something is not served as written
                                             (--strict: any warning), 2 usage or I/O error
+  skilljack-mcp list [--json] [source ...]  list the skills a client would be served: qualified
+                                            name, skill path, source, files, bytes, warnings
+  skilljack-mcp --version                   print the version
+validate and list read GitHub and publisher sources from their caches only; they never fetch.
 
 A source is a skill folder, a GitHub repository (github.com/owner/repo[/subpath][@ref];
 allowlist its owner with GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS) or a publisher
@@ -135,14 +174,17 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 			err = redactedError{err, red}
 		}
 	}()
-	args, validating, strict := validateFlags(args)
+	args, cmd := commandFlags(args)
 	loadOpts := config.LoadOptions{Args: args, Getenv: getenv, Home: getenv("HOME")}
 	set, warnings, err := config.Load(loadOpts)
 	if err != nil {
 		err = fmt.Errorf("loading configuration: %w", err)
-		if validating {
+		if cmd.name != "" {
 			return &exitError{2, err}
 		}
+		return err
+	}
+	if err := unknownFlag(cmd, warnings); err != nil {
 		return err
 	}
 	// --help and --version answer a person at a terminal, not an MCP client,
@@ -157,17 +199,25 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	}
 	// Every warning also reaches the client as an MCP log message (issue 13
 	// item 8): hosts hide stderr, but show those.
-	warned := &warnLog{}
+	warned := newWarnLog()
 	// Redaction is outermost: stderr and the warnings sent to clients see
 	// records without secrets (issue 10: secrets).
 	red = newRedactor(getenv("GITHUB_TOKEN"), set.Config.GitHub.Token)
 	log := slog.New(redactHandler{warnTee{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: set.LogLevel}), warned, nil}, red})
 	clog := log.With("actor", "config")
+	var refused []events.Diagnostic
+	if cmd.name != "" {
+		// A source's refusal is a finding of validate and list, not a log line.
+		refused, warnings = actors.SourceDiagnostics(warnings)
+	}
 	for _, w := range warnings {
 		clog.Warn(w.Message, w.Args...)
 	}
-	if set.Validate {
-		return validate(ctx, set, strict, stdout, log)
+	switch cmd.name {
+	case "validate":
+		return validate(ctx, set, refused, cmd, stdout, log)
+	case "list":
+		return list(ctx, set, refused, cmd, stdout, log)
 	}
 	// The config file is watched and config commands applied while
 	// running: each change works the configuration out again as here.
@@ -178,14 +228,14 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		}
 		return s.Config, err
 	}
-	return serve(ctx, set, args, reload, stdin, stdout, log, warned.list)
+	return serve(ctx, set, args, reload, stdin, stdout, log, warned)
 }
 
 // serve runs the bus, the actors, the facade and the chosen transport
 // until ctx is done, the stdio client goes away or one of them fails. args
-// are the command line, for the trace's first line; warnings returns the
-// warnings logged so far, for MCP clients.
-func serve(ctx context.Context, set config.Settings, args []string, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger, warnings func() []string) error {
+// are the command line, for the trace's first line; warned keeps the
+// warnings logged, for MCP clients.
+func serve(ctx context.Context, set config.Settings, args []string, reload func() (config.Config, error), stdin io.ReadCloser, stdout io.WriteCloser, log *slog.Logger, warned *warnLog) error {
 	bus := events.NewBus(log)
 	defer bus.Close()
 	pub, rec, closeTrace, err := tracePublisher(bus, set, args, log)
@@ -208,6 +258,15 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 	if err != nil {
 		return fmt.Errorf("subscribing the facade: %w", err)
 	}
+	// The config tools' answers and the configuration they show.
+	facadeApplied, err := bus.Subscribe(subCtx, events.TopicConfigApplied)
+	if err != nil {
+		return fmt.Errorf("subscribing the facade: %w", err)
+	}
+	facadeViews, err := bus.Subscribe(subCtx, events.TopicConfigView)
+	if err != nil {
+		return fmt.Errorf("subscribing the facade: %w", err)
+	}
 	bundled := actors.Bundled()
 	pipeline, err := actors.NewPipeline(subCtx, bus, pub, set.Config, &actors.PipelineOptions{
 		Bundled: bundled,
@@ -223,9 +282,10 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 	if err != nil {
 		return err
 	}
+	warnings, warningsAdded := warned.list, (<-chan struct{})(warned.added)
 	if set.HTTP {
 		// Stateless HTTP pushes nothing: stderr alone carries the warnings.
-		warnings = nil
+		warnings, warningsAdded = nil, nil
 	}
 	facade := mcpface.New(&mcpface.Options{
 		Version:       buildVersion(),
@@ -237,6 +297,7 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 		Bundled:       bundled,
 		Logger:        log,
 		Warnings:      warnings,
+		WarningsAdded: warningsAdded,
 		Trace:         rec,
 		TraceRequests: set.TraceMCP,
 		Roots:         set.Roots,
@@ -244,6 +305,7 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 	})
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })
+	g.Go(func() error { return facade.RunConfig(gctx, facadeApplied, facadeViews) })
 	g.Go(func() error { return pipeline.Run(gctx) })
 	if set.HTTP {
 		g.Go(func() error { return serveHTTP(gctx, facade, set, log) })
@@ -263,11 +325,31 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 const maxWarnings = 50
 
 // warnLog keeps the text of the first [maxWarnings] warnings logged, for
-// the facade to send to each session ([mcpface.Options.Warnings]).
+// the facade to send to each session ([mcpface.Options.Warnings]), and
+// says on added when there are more ([mcpface.Options.WarningsAdded]).
 type warnLog struct {
-	mu   sync.Mutex
-	msgs []string
-	more int
+	mu    sync.Mutex
+	msgs  []string
+	more  int
+	added chan struct{} // buffered 1: one pending signal stands for any number
+}
+
+func newWarnLog() *warnLog { return &warnLog{added: make(chan struct{}, 1)} }
+
+// add keeps msg and signals added without blocking: the logger must never
+// wait for the facade.
+func (w *warnLog) add(msg string) {
+	w.mu.Lock()
+	if len(w.msgs) < maxWarnings {
+		w.msgs = append(w.msgs, msg)
+	} else {
+		w.more++
+	}
+	w.mu.Unlock()
+	select {
+	case w.added <- struct{}{}:
+	default:
+	}
 }
 
 // list returns the warnings kept so far.
@@ -304,13 +386,7 @@ func (t warnTee) Handle(ctx context.Context, r slog.Record) error {
 			add(a)
 		}
 		r.Attrs(add)
-		t.w.mu.Lock()
-		if len(t.w.msgs) < maxWarnings {
-			t.w.msgs = append(t.w.msgs, b.String())
-		} else {
-			t.w.more++
-		}
-		t.w.mu.Unlock()
+		t.w.add(b.String())
 	}
 	return t.Handler.Handle(ctx, r)
 }
@@ -355,7 +431,7 @@ func serveStdio(ctx context.Context, facade *mcpface.Facade, set config.Settings
 		return nil // cancelled before the first catalog
 	}
 	logStart(log, facade.Catalog(), set, "stdio", "add to a client as a stdio server, e.g. claude mcp add skilljack -- skilljack-mcp <skill-dir> (see README)")
-	t := mcpface.NewStdioTransport(stdin, stdout, log)
+	t := facade.StdioTransport(stdin, stdout, log)
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !mcpface.PeerGone(err) {
 		return fmt.Errorf("serving stdio: %w", err)
 	}
@@ -457,15 +533,12 @@ func isLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// validate scans every source once and prints one line per finding to out,
-// then a summary. It returns an [exitError] with code 2 when no skill folder
-// was given or a local source does not exist, and with code 1 when
-// something the sources hold is not served as written (an error, or a
-// warning marked Unserved) or, with strict, on any warning; notes never
-// fail (issue 13 items 7 and 10).
-func validate(ctx context.Context, set config.Settings, strict bool, out io.Writer, log *slog.Logger) error {
+// scanOnce scans every source of set once for validate and list (remote
+// ones from their caches). It returns an [exitError] with code 2 when no
+// source was given; missing lists the local sources that are not folders
+// (the caller reports what it can, then exits 2).
+func scanOnce(ctx context.Context, set config.Settings, refused []events.Diagnostic, log *slog.Logger) (cat *events.Catalog, missing []string, err error) {
 	cfg := set.Config
-	var missing []string
 	given := 0
 	for _, src := range cfg.Sources {
 		if src.Kind == events.SourceBundled {
@@ -481,54 +554,219 @@ func validate(ctx context.Context, set config.Settings, strict bool, out io.Writ
 	}
 	if given == 0 {
 		if cfg.ActiveSource != "none" {
-			return &exitError{2, errors.New("validate: no usable source: every source given was skipped (see the warnings above)")}
+			return nil, nil, &exitError{2, noUsableSource(refused)}
 		}
-		return &exitError{2, fmt.Errorf("validate: no skill folder given (pass one or more, set SKILLS_DIR, or list skillDirectories in %s)", cfg.ConfigPath)}
+		return nil, nil, &exitError{2, fmt.Errorf("no skill folder given (pass one or more, set SKILLS_DIR, or list skillDirectories in %s)", cfg.ConfigPath)}
 	}
-	cat, err := actors.Validate(ctx, cfg, &hasher.Options{Bundled: actors.Bundled(), Logger: log,
+	cat, err = actors.Validate(ctx, cfg, &hasher.Options{Bundled: actors.Bundled(), Logger: log,
 		MaxFileSize: set.MaxFileSize, MaxSkillMDSize: set.MaxSkillMDSize})
 	if err != nil {
-		return &exitError{2, err}
+		return nil, nil, &exitError{2, err}
 	}
-	var skipped, unserved, warns, notes int
+	// The sources refused come first, as the configuration is read first.
+	cat = events.NewCatalog(cat.Version, cat.Static, cat.Skills, append(slices.Clone(refused), cat.Diagnostics...))
+	return cat, missing, nil
+}
+
+// noUsableSource is the error of validate and list when every source
+// given was refused: each refusal's reason, as no finding is printed.
+func noUsableSource(refused []events.Diagnostic) error {
+	if len(refused) == 0 {
+		return errors.New("no usable source: every source given was skipped (see the warnings above)")
+	}
+	reasons := make([]string, len(refused))
+	for i, d := range refused {
+		reasons[i] = d.Message + " [" + d.Rule + "]"
+	}
+	return errors.New("no usable source: every source given was skipped: " + strings.Join(reasons, "; "))
+}
+
+// validateReport is the output of validate --json (issue 15).
+type validateReport struct {
+	// Sources are the configured sources, the bundled one last, each with
+	// the number of skills it serves.
+	Sources []sourceReport `json:"sources"`
+	// Findings are every finding, in the order of the text output.
+	Findings []actors.Finding `json:"findings"`
+	Summary  validateSummary  `json:"summary"`
+}
+
+// sourceReport is one source of a [validateReport].
+type sourceReport struct {
+	Source string `json:"source"`
+	Kind   string `json:"kind"`
+	Prefix string `json:"prefix"`
+	Root   string `json:"root"`
+	Skills int    `json:"skills"`
+}
+
+// validateSummary counts what validate found, as its last text line does.
+type validateSummary struct {
+	// Skills are the skills served from the configured sources; Bundled
+	// the ones embedded in the binary.
+	Skills  int `json:"skills"`
+	Bundled int `json:"bundled"`
+	// Findings are errors and warnings; Unserved the ones that mean
+	// something is not served as written; Skipped the skills skipped
+	// (errors); Notes never fail.
+	Findings int `json:"findings"`
+	Unserved int `json:"unserved"`
+	Skipped  int `json:"skipped"`
+	Notes    int `json:"notes"`
+	// Warnings are the findings that are warnings (--strict fails on one).
+	Warnings int `json:"warnings"`
+	// ExitCode is the code validate exits with.
+	ExitCode int `json:"exit_code"`
+}
+
+// validate scans every source once and prints one line per finding to out,
+// then a summary, or with --json one [validateReport]. It returns an
+// [exitError] with code 2 when no skill folder was given or a local source
+// does not exist, and with code 1 when something the sources hold is not
+// served as written (an error, or a warning marked Unserved) or, with
+// --strict, on any warning; notes never fail (issue 13 items 7 and 10).
+func validate(ctx context.Context, set config.Settings, refused []events.Diagnostic, cmd command, out io.Writer, log *slog.Logger) error {
+	cat, missing, err := scanOnce(ctx, set, refused, log)
+	if err != nil {
+		return fmt.Errorf("validate: %w", err)
+	}
+	rep := validateReport{Findings: []actors.Finding{}, Sources: sourceReports(cat, set.Config.Sources)}
+	sum := &rep.Summary
+	for _, s := range cat.Skills {
+		if s.Source.Kind == events.SourceBundled {
+			sum.Bundled++
+		} else {
+			sum.Skills++
+		}
+	}
 	for _, d := range cat.Diagnostics {
-		rule := ""
-		if d.Rule != "" {
-			rule = " [" + d.Rule + "]"
-		}
-		// Messages usually begin with the file already; print it once.
-		msg := strings.TrimPrefix(strings.TrimPrefix(d.Message, d.File+": "), "skipped "+d.File+": ")
-		if msg != d.Message && strings.HasPrefix(d.Message, "skipped ") {
-			msg = "skipped: " + msg
-		}
-		if msg == d.Message {
-			msg = strings.TrimPrefix(msg, d.File+" ")
-		}
-		fmt.Fprintf(out, "%s %s: %s%s\n", strings.ToUpper(d.Level), d.File, msg, rule)
+		f := actors.NewFinding(d)
+		rep.Findings = append(rep.Findings, f)
 		switch {
 		case d.Level == events.LevelError:
-			skipped++
-			unserved++
+			sum.Skipped++
 		case d.Level == events.LevelNote:
-			notes++
+			sum.Notes++
 		default:
-			warns++
-			if d.Unserved {
-				unserved++
-			}
+			sum.Warnings++
+		}
+		if f.Unserved && d.Level != events.LevelNote {
+			sum.Unserved++
 		}
 	}
-	fmt.Fprintf(out, "%s served (%s), %s (%d not served as written), %d skipped, %s\n", plural(len(cat.Skills), "skill"),
-		actors.Counts(cat, cfg.Sources), plural(len(cat.Diagnostics)-notes, "finding"), unserved, skipped, plural(notes, "note"))
+	sum.Findings = len(cat.Diagnostics) - sum.Notes
+	var exit error
 	switch {
 	case len(missing) > 0:
-		return &exitError{2, fmt.Errorf("validate: not a skill folder: %s", strings.Join(missing, ", "))}
-	case skipped > 0:
-		return &exitError{1, fmt.Errorf("validate: %d skill(s) skipped; %d finding(s) in all mean something is not served as written", skipped, unserved)}
-	case unserved > 0:
-		return &exitError{1, fmt.Errorf("validate: %d finding(s) mean something is not served as written", unserved)}
-	case strict && warns > 0:
-		return &exitError{1, fmt.Errorf("validate --strict: %s", plural(warns, "warning"))}
+		exit = &exitError{2, fmt.Errorf("validate: not a skill folder: %s", strings.Join(missing, ", "))}
+	case sum.Skipped > 0:
+		exit = &exitError{1, fmt.Errorf("validate: %d skill(s) skipped; %d finding(s) in all mean something is not served as written", sum.Skipped, sum.Unserved)}
+	case sum.Unserved > 0:
+		exit = &exitError{1, fmt.Errorf("validate: %d finding(s) mean something is not served as written", sum.Unserved)}
+	case cmd.strict && sum.Warnings > 0:
+		exit = &exitError{1, fmt.Errorf("validate --strict: %s", plural(sum.Warnings, "warning"))}
+	}
+	if ee, ok := exit.(*exitError); ok {
+		sum.ExitCode = ee.code
+	}
+	if cmd.json {
+		return errors.Join(writeJSON(out, rep), exit)
+	}
+	for _, f := range rep.Findings {
+		fmt.Fprintln(out, findingLine(f))
+	}
+	fmt.Fprintf(out, "%s served (%s), %s (%d not served as written), %d skipped, %s\n", plural(len(cat.Skills), "skill"),
+		actors.Counts(cat, set.Config.Sources), plural(sum.Findings, "finding"), sum.Unserved, sum.Skipped, plural(sum.Notes, "note"))
+	return exit
+}
+
+// sourceReports returns the sources of a report, each with its skill count.
+func sourceReports(cat *events.Catalog, sources []events.Source) []sourceReport {
+	n := map[string]int{}
+	for _, s := range cat.Skills {
+		n[s.Source.ID]++
+	}
+	out := make([]sourceReport, 0, len(sources))
+	for _, src := range sources {
+		out = append(out, sourceReport{Source: src.Location, Kind: string(src.Kind), Prefix: src.Prefix, Root: src.Root, Skills: n[src.ID]})
+	}
+	return out
+}
+
+// listReport is the output of list --json (issue 15).
+type listReport struct {
+	// Skills are what a client would be served, in URI (skills/list) order.
+	Skills []actors.ListedSkill `json:"skills"`
+	// Findings are the findings about no served skill: skipped skills,
+	// sources, the configuration.
+	Findings []actors.Finding `json:"findings"`
+}
+
+// list prints the skills a client would be served (remote sources from
+// their caches): a table of qualified name, files, bytes, source and skill
+// path, each skill's warnings indented below it, then the findings about
+// no served skill; with --json one [listReport]. It exits 0, or 2 (after
+// printing) as validate does on a usage or I/O problem; findings do not
+// fail (validate is the check).
+func list(ctx context.Context, set config.Settings, refused []events.Diagnostic, cmd command, out io.Writer, log *slog.Logger) error {
+	cat, missing, err := scanOnce(ctx, set, refused, log)
+	if err != nil {
+		return fmt.Errorf("list: %w", err)
+	}
+	var exit error
+	if len(missing) > 0 {
+		exit = &exitError{2, fmt.Errorf("list: not a skill folder: %s", strings.Join(missing, ", "))}
+	}
+	skills, other := actors.List(cat)
+	if cmd.json {
+		return errors.Join(writeJSON(out, listReport{Skills: skills, Findings: other}), exit)
+	}
+	// Columns are padded by hand, not with text/tabwriter, so that the
+	// warning lines below a skill do not widen them.
+	rows := [][]string{{"QUALIFIED NAME", "FILES", "BYTES", "SOURCE", "SKILL PATH"}}
+	for _, s := range skills {
+		rows = append(rows, []string{s.QualifiedName, strconv.Itoa(s.Files), strconv.FormatInt(s.Bytes, 10), s.Source, s.SkillPath})
+	}
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	for i, r := range rows {
+		fmt.Fprintf(out, "%-*s  %*s  %*s  %-*s  %s\n", width[0], r[0], width[1], r[1], width[2], r[2], width[3], r[3], r[4])
+		if i == 0 {
+			continue
+		}
+		for _, f := range skills[i-1].Warnings {
+			fmt.Fprintln(out, "    "+findingLine(f))
+		}
+	}
+	for _, f := range other {
+		fmt.Fprintln(out, findingLine(f))
+	}
+	fmt.Fprintf(out, "%s served (%s)\n", plural(len(skills), "skill"), actors.Counts(cat, set.Config.Sources))
+	return exit
+}
+
+// findingLine is the text line of one finding, as validate and list print
+// it: "LEVEL file: reason [rule]".
+func findingLine(f actors.Finding) string {
+	line := strings.ToUpper(f.Level) + " " + f.File + ": " + f.Reason
+	if f.Rule != "" {
+		line += " [" + f.Rule + "]"
+	}
+	return line
+}
+
+// writeJSON writes v to out as indented JSON with a final newline, HTML
+// characters unescaped.
+func writeJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return &exitError{2, fmt.Errorf("writing JSON: %w", err)}
 	}
 	return nil
 }

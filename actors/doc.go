@@ -23,8 +23,9 @@
 //   - catalog: validates the scanned skills and publishes each new catalog
 //     version ([catalog.Build] is its pure core), only when something
 //     changed, with a fixed skill set in static mode;
-//   - notifier: turns catalog versions into resource update notices,
-//     debounced per URI ([notifier.DefaultDebounce]): the one component
+//   - notifier: turns catalog versions into resource update notices, a
+//     URI's first change at once and later ones at most once per window
+//     ([notifier.DefaultDebounce]): the one component
 //     that decides which resources (skill://index.json included) clients
 //     hear changed, and which went with their skill;
 //   - remote/wellknown and remote/github: the publisher fetcher and the

@@ -34,7 +34,7 @@ var (
 	allowedExtra = map[string][]string{
 		"actors/skill":  {"events"},
 		"actors/remote": {"events", "fetch", "archive", "actors/skill"},
-		"mcpface":       {"events", "actors/skill"},
+		"mcpface":       {"events", "actors/skill", "mcpface/apps"},
 		// The test-support packages (see testSupport) import the package
 		// they support and nothing else of this module, so that a test of
 		// any package may import them without a cycle.

@@ -30,7 +30,7 @@ func Validate(ctx context.Context, cfg config.Config, opts *hasher.Options) (*ev
 		scans[src.ID] = scan
 		if src.Kind == events.SourceGitHub || src.Kind == events.SourceWellKnown {
 			if _, err := os.Stat(src.Root); err != nil {
-				remote = append(remote, events.Diagnostic{File: src.Location, Level: events.LevelWarn,
+				remote = append(remote, events.Diagnostic{File: src.Location, Level: events.LevelWarn, Rule: events.RuleNotCached,
 					Message: fmt.Sprintf("%s: no cached copy at %s yet; validate checks the cache and does not fetch (the server syncs it)", src.Location, src.Root)})
 			}
 		}
@@ -71,4 +71,21 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// SourceDiagnostics splits the warnings of [config.Load] for validate and
+// list: each warning about one configured source that cites a rule (a
+// source refused, [events.RuleSourceRefused]; a prefix renamed) becomes a
+// finding about that source as written, Unserved when the source is
+// refused; rest are the other warnings, for the log.
+func SourceDiagnostics(warnings []config.Warning) (diags []events.Diagnostic, rest []config.Warning) {
+	for _, w := range warnings {
+		if w.Source == "" || w.Rule == "" {
+			rest = append(rest, w)
+			continue
+		}
+		diags = append(diags, events.Diagnostic{File: w.Source, Level: events.LevelWarn, Rule: w.Rule,
+			Unserved: w.Rule == events.RuleSourceRefused, Message: w.Message})
+	}
+	return diags, rest
 }

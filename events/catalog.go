@@ -95,6 +95,12 @@ type Catalog struct {
 	Version uint64 `json:"version"`
 	// Static mirrors [SourcesConfigured.Static].
 	Static bool `json:"static"`
+	// ConfigSeq and OverridesSeq are the Seq of the [SourcesConfigured] and
+	// [OverridesChanged] the catalog was built from, so that whoever sent a
+	// [ConfigCommand] can tell when the catalog it leads to is served
+	// (the config tools). Zero in catalogs recorded before they existed.
+	ConfigSeq    uint64 `json:"config_seq,omitempty"`
+	OverridesSeq uint64 `json:"overrides_seq,omitempty"`
 	// Skills are sorted by URI (plain byte comparison), which is the
 	// skills/list order.
 	Skills []Skill `json:"skills"`
@@ -165,6 +171,13 @@ func (c *Catalog) SkillByURI(uri string) *Skill {
 		return &c.Skills[i]
 	}
 	return nil
+}
+
+// SkillIndexByRoot returns the index in c.Skills of the skill whose
+// [Skill.SkillRootURI] is root, and whether there is one.
+func (c *Catalog) SkillIndexByRoot(root string) (int, bool) {
+	i, ok := c.idx.byRoot[root]
+	return i, ok
 }
 
 // SkillByName returns the skill with the qualified name name, or nil.

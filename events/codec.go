@@ -34,6 +34,7 @@ var topics = map[string]string{
 	nameOf[SourceFailed]():      TopicSourceFailed,
 	nameOf[ConfigCommand]():     TopicConfigCommand,
 	nameOf[ConfigApplied]():     TopicConfigApplied,
+	nameOf[ConfigView]():        TopicConfigView,
 	nameOf[SyncRequested]():     TopicSyncRequested,
 	// Trace-only records (records.go).
 	nameOf[TraceStarted]():       TopicTraceStarted,

@@ -120,4 +120,82 @@ type ConfigApplied struct {
 	// command line or in SKILLS_DIR win over the file, an environment
 	// allowlist wins over the file's, static mode applies at restart).
 	Note string `json:"note,omitempty"`
+	// ViewSeq is the Seq of the [ConfigView] in force once the command was
+	// applied (published before this answer when the command changed it).
+	ViewSeq uint64 `json:"view_seq,omitempty"`
+}
+
+// TopicConfigView is the topic of [ConfigView].
+const TopicConfigView = "config.view"
+
+// The lists a configured directory can come from ([ConfiguredDirectory.From],
+// [ConfigView.ActiveSource]), as the reference names them (§2.1).
+const (
+	FromCLI    = "cli"
+	FromEnv    = "env"
+	FromConfig = "config"
+)
+
+// ConfiguredDirectory is one entry of a source list as the user wrote it
+// (reference §7: a directory card of the config app).
+type ConfiguredDirectory struct {
+	// Location is the entry as written: a folder made absolute, a GitHub
+	// repository or a publisher URL (with its "name=" when it has one).
+	Location string `json:"location"`
+	// From is the list that holds it: "cli", "env" or "config".
+	From string `json:"from"`
+	// Kind is local, github or well-known.
+	Kind SourceKind `json:"kind"`
+	// SourceID is the [Source.ID] the entry is served as; empty when it is
+	// not served (its list is not the active one, it is blocked, a
+	// duplicate, or does not parse).
+	SourceID string `json:"source_id,omitempty"`
+	// Root is the absolute folder of a local entry ("~" and relative
+	// paths resolved); empty for remote entries.
+	Root string `json:"root,omitempty"`
+	// Valid reports that a local entry was an existing folder when the
+	// view was made; remote entries are valid when they parse (they are
+	// checked when synced).
+	Valid bool `json:"valid"`
+	// Allowed reports that a remote entry's owner or origin is on the
+	// allowlist in force; local entries are always allowed.
+	Allowed bool `json:"allowed"`
+}
+
+// ConfigView is what the configuration looks like to a person editing it
+// (the skill-config tool): every directory of the three source lists,
+// which list is in force, and the config file's allowlists and static
+// flag. Published by the config actor at start and after every change of
+// it (a config file edit, a command); consumed by the MCP facade, which
+// keeps the newest by Seq. It never holds a token.
+type ConfigView struct {
+	// Seq increases with every view the config actor publishes.
+	Seq uint64 `json:"seq"`
+	// Directories are the CLI entries, then SKILLS_DIR's, then the config
+	// file's skillDirectories, each list in its order.
+	Directories []ConfiguredDirectory `json:"directories"`
+	// ActiveSource is the list the served sources come from: "cli",
+	// "env", "config" or "none".
+	ActiveSource string `json:"active_source"`
+	// Static reports that this run is static (the skill set is fixed).
+	Static bool `json:"static"`
+	// SavedStatic is the config file's staticMode: what the next start
+	// uses unless --static or SKILLJACK_STATIC says otherwise.
+	SavedStatic bool `json:"saved_static"`
+	// AllowedOrgs, AllowedUsers and AllowedOrigins are the config file's
+	// githubAllowedOrgs, githubAllowedUsers and wellKnownAllowedOrigins
+	// (the lists the config tools edit).
+	AllowedOrgs    []string `json:"allowed_orgs"`
+	AllowedUsers   []string `json:"allowed_users"`
+	AllowedOrigins []string `json:"allowed_origins"`
+	// EnvAllowlist reports that GITHUB_ALLOWED_ORGS / GITHUB_ALLOWED_USERS
+	// or WELL_KNOWN_ALLOWED_ORIGINS replace the file's lists.
+	EnvAllowlist bool `json:"env_allowlist,omitempty"`
+	// ConfigPath is the config file's path.
+	ConfigPath string `json:"config_path"`
+	// ConfigProblem says why the config file as a whole is not used, ""
+	// when it is (or is missing): "config file P is not valid JSON (line
+	// 4, column 1: …)". At startup nothing in it is used; while running,
+	// the last good configuration stays served.
+	ConfigProblem string `json:"config_problem,omitempty"`
 }

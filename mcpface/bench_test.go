@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -25,10 +26,12 @@ import (
 // The per-request benchmarks (issue 12) serve a generated catalog of n
 // skills, each a SKILL.md and three supporting files on disk (8 KiB,
 // 1 KiB and 2 KiB of text, about the 8.5 KiB mean of test/gencorpus), over
-// the stdio transport with a raw JSON-RPC client that writes one line and
-// reads one line per call, as test/benchcompare does:
+// the stdio transport and a pair of OS pipes with a raw JSON-RPC client that
+// writes one line and reads one line per call, as test/benchcompare does;
+// each through the fast lane ("fast") and through the SDK's path ("sdk"),
+// with BenchmarkPipeFloor as the floor under both:
 //
-//	go test ./mcpface -run '^$' -bench 'Skills|Resources' -benchmem
+//	go test ./mcpface -run '^$' -bench 'Skills|Resources|Ping|PipeFloor' -benchmem
 //
 // The tree is written once per size under the system temp folder and
 // reused by later runs.
@@ -90,27 +93,51 @@ func loadBenchCatalog(b *testing.B, n int) *benchCatalog {
 	return bc
 }
 
-// benchSession is a raw JSON-RPC client on a stdio server session.
+// benchSession is a raw JSON-RPC client on a stdio server session, over a
+// pair of operating-system pipes as a real stdio server has.
 type benchSession struct {
-	in  *io.PipeWriter
+	in  io.Writer
 	out *bufio.Reader
 	id  int
 	buf []byte
 }
 
-func newBenchSession(b *testing.B, cat *events.Catalog) *benchSession {
+// benchLanes are the two paths a request can take: the stdio fast lane
+// (fastlane.go) and the SDK's own (the fast lane off).
+var benchLanes = []string{"fast", "sdk"}
+
+// benchPipes returns the two pipes of a stdio session: the server reads
+// inR and writes outW; the client writes inW and reads outR.
+func benchPipes(b *testing.B) (inR, inW, outR, outW *os.File) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	outR, outW, err = os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return inR, inW, outR, outW
+}
+
+func newBenchSession(b *testing.B, cat *events.Catalog, lane string) *benchSession {
 	f := mcpface.New(&mcpface.Options{Version: "1.2.3"})
+	mcpface.SetFastLane(f, lane == "fast")
 	if !f.SetCatalog(cat) {
 		b.Fatal("SetCatalog = false")
 	}
+	return newBenchSessionOf(b, f)
+}
+
+// newBenchSessionOf starts a stdio session of f, which holds a catalog.
+func newBenchSessionOf(b *testing.B, f *mcpface.Facade) *benchSession {
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := f.Server(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ss, err := srv.Connect(ctx, mcpface.NewStdioTransport(inR, outW, nil), nil)
+	inR, inW, outR, outW := benchPipes(b)
+	ss, err := srv.Connect(ctx, f.StdioTransport(inR, outW, nil), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,12 +145,15 @@ func newBenchSession(b *testing.B, cat *events.Catalog) *benchSession {
 	b.Cleanup(func() {
 		inW.Close()
 		ss.Wait()
+		outR.Close()
 		cancel()
 	})
 	s.call(b, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"io.modelcontextprotocol/skills":{}}},"clientInfo":{"name":"bench","version":"0"}}`)
 	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
 		b.Fatal(err)
 	}
+	// Never in the fast lane: settles the hidden-tools notice.
+	s.call(b, "tools/list", `{}`)
 	return s
 }
 
@@ -157,39 +187,17 @@ func uriParams(uri string) string {
 
 func BenchmarkSkillsGet(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run("skills="+strconv.Itoa(n), func(b *testing.B) {
-			bc := loadBenchCatalog(b, n)
-			s := newBenchSession(b, bc.cat)
-			params := make([]string, len(bc.gets))
-			for i, u := range bc.gets {
-				params[i] = uriParams(u)
-			}
-			cpu := startCPU(b)
-			for i := 0; b.Loop(); i++ {
-				s.call(b, "skills/get", params[i%len(params)])
-			}
-			cpu.report(b)
-		})
-	}
-}
-
-func BenchmarkResourcesRead(b *testing.B) {
-	for _, n := range benchSizes {
-		for _, kind := range []string{"SKILL.md", "file"} {
-			b.Run("skills="+strconv.Itoa(n)+"/"+kind, func(b *testing.B) {
+		for _, lane := range benchLanes {
+			b.Run("skills="+strconv.Itoa(n)+"/"+lane, func(b *testing.B) {
 				bc := loadBenchCatalog(b, n)
-				s := newBenchSession(b, bc.cat)
-				uris := bc.reads
-				if kind == "SKILL.md" {
-					uris = bc.gets
-				}
-				params := make([]string, len(uris))
-				for i, u := range uris {
+				s := newBenchSession(b, bc.cat, lane)
+				params := make([]string, len(bc.gets))
+				for i, u := range bc.gets {
 					params[i] = uriParams(u)
 				}
 				cpu := startCPU(b)
 				for i := 0; b.Loop(); i++ {
-					s.call(b, "resources/read", params[i%len(params)])
+					s.call(b, "skills/get", params[i%len(params)])
 				}
 				cpu.report(b)
 			})
@@ -197,36 +205,122 @@ func BenchmarkResourcesRead(b *testing.B) {
 	}
 }
 
+func BenchmarkResourcesRead(b *testing.B) {
+	for _, n := range benchSizes {
+		for _, kind := range []string{"SKILL.md", "file"} {
+			for _, lane := range benchLanes {
+				b.Run("skills="+strconv.Itoa(n)+"/"+kind+"/"+lane, func(b *testing.B) {
+					bc := loadBenchCatalog(b, n)
+					s := newBenchSession(b, bc.cat, lane)
+					uris := bc.reads
+					if kind == "SKILL.md" {
+						uris = bc.gets
+					}
+					params := make([]string, len(uris))
+					for i, u := range uris {
+						params[i] = uriParams(u)
+					}
+					cpu := startCPU(b)
+					for i := 0; b.Loop(); i++ {
+						s.call(b, "resources/read", params[i%len(params)])
+					}
+					cpu.report(b)
+				})
+			}
+		}
+	}
+}
+
 func BenchmarkSkillsListPage(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run("skills="+strconv.Itoa(n), func(b *testing.B) {
-			bc := loadBenchCatalog(b, n)
-			s := newBenchSession(b, bc.cat)
-			// The first page, and a page in the middle (a cursor to decode).
-			line := s.call(b, "skills/list", `{}`)
-			var res struct {
-				Result struct {
-					NextCursor string `json:"nextCursor"`
-				} `json:"result"`
-			}
-			if err := json.Unmarshal(line, &res); err != nil {
-				b.Fatal(err)
-			}
-			first, next := `{}`, `{"cursor":"`+res.Result.NextCursor+`"}`
-			if res.Result.NextCursor == "" {
-				next = first
-			}
-			cpu := startCPU(b)
-			for i := 0; b.Loop(); i++ {
-				if i%2 == 0 {
-					s.call(b, "skills/list", first)
-				} else {
-					s.call(b, "skills/list", next)
+		for _, lane := range benchLanes {
+			b.Run("skills="+strconv.Itoa(n)+"/"+lane, func(b *testing.B) {
+				bc := loadBenchCatalog(b, n)
+				s := newBenchSession(b, bc.cat, lane)
+				// The first page, and a page in the middle (a cursor to decode).
+				line := s.call(b, "skills/list", `{}`)
+				var res struct {
+					Result struct {
+						NextCursor string `json:"nextCursor"`
+					} `json:"result"`
 				}
+				if err := json.Unmarshal(line, &res); err != nil {
+					b.Fatal(err)
+				}
+				first, next := `{}`, `{"cursor":"`+res.Result.NextCursor+`"}`
+				if res.Result.NextCursor == "" {
+					next = first
+				}
+				cpu := startCPU(b)
+				for i := 0; b.Loop(); i++ {
+					if i%2 == 0 {
+						s.call(b, "skills/list", first)
+					} else {
+						s.call(b, "skills/list", next)
+					}
+				}
+				cpu.report(b)
+			})
+		}
+	}
+}
+
+// BenchmarkPing is the smallest request a session answers: what a round
+// trip through each lane costs on top of the pipes.
+func BenchmarkPing(b *testing.B) {
+	bc := loadBenchCatalog(b, benchSizes[0])
+	for _, lane := range benchLanes {
+		b.Run(lane, func(b *testing.B) {
+			s := newBenchSession(b, bc.cat, lane)
+			cpu := startCPU(b)
+			for b.Loop() {
+				s.call(b, "ping", `{}`)
 			}
 			cpu.report(b)
 		})
 	}
+}
+
+// BenchmarkPipeFloor is the floor under every per-request number above:
+// the same client and pipes, and a server that is a plain Go loop reading
+// one line and writing one constant response line, with nothing decoded.
+// It answers with a line of size bytes: that of a ping answer, of a
+// skills/get answer, and of a skills/list page of 100 entries.
+func BenchmarkPipeFloor(b *testing.B) {
+	for _, size := range []int{38, 1 << 10, 64 << 10} {
+		b.Run("bytes="+strconv.Itoa(size), func(b *testing.B) { benchPipeFloor(b, size) })
+	}
+}
+
+func benchPipeFloor(b *testing.B, size int) {
+	inR, inW, outR, outW := benchPipes(b)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r := bufio.NewReader(inR)
+		resp := []byte(`{"jsonrpc":"2.0","id":1,"result":{"pad":"` + strings.Repeat("x", max(size-48, 0)) + `"}}` + "\n")
+		for {
+			if _, err := r.ReadSlice('\n'); err != nil {
+				return
+			}
+			if _, err := outW.Write(resp); err != nil {
+				return
+			}
+		}
+	}()
+	b.Cleanup(func() {
+		inW.Close()
+		<-done
+		outW.Close()
+		outR.Close()
+		inR.Close()
+	})
+	s := &benchSession{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
+	cpu := startCPU(b)
+	for b.Loop() {
+		s.call(b, "ping", `{}`)
+	}
+	cpu.report(b)
 }
 
 // cpuClock measures the CPU time of the whole process (every goroutine,
@@ -250,4 +344,30 @@ func startCPU(b *testing.B) cpuClock {
 
 func (c cpuClock) report(b *testing.B) {
 	b.ReportMetric(float64(processCPU(b)-c.start)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
+}
+
+// BenchmarkSkillsListFirstPageCold is the first skills/list page of a new
+// catalog version: every entry of the page is encoded on this request
+// (the snapshot encodes entries on first use), through the fast lane.
+func BenchmarkSkillsListFirstPageCold(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run("skills="+strconv.Itoa(n), func(b *testing.B) {
+			bc := loadBenchCatalog(b, n)
+			f := mcpface.New(&mcpface.Options{Version: "1.2.3"})
+			f.SetCatalog(bc.cat)
+			s := newBenchSessionOf(b, f)
+			version := bc.cat.Version
+			// No cpu-µs/op: the process clock would count the SetCatalog
+			// of every iteration, which the timer leaves out.
+			for b.Loop() {
+				b.StopTimer()
+				version++
+				if !f.SetCatalog(events.NewCatalog(version, false, bc.cat.Skills, nil)) {
+					b.Fatal("SetCatalog = false")
+				}
+				b.StartTimer()
+				s.call(b, "skills/list", `{}`)
+			}
+		})
+	}
 }

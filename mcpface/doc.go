@@ -14,7 +14,13 @@
 //     resources/directory/read, announced by the capability
 //     extensions["io.modelcontextprotocol/skills"];
 //   - the <available_skills> catalog in the instructions or in the load-skill
-//     description, never both.
+//     description, never both;
+//   - on stdio, unless static, the MCP Apps tools skill-config and
+//     skill-display with their ui:// views, and nine app-only tools that
+//     change the configuration by publishing config.command and answer once
+//     the catalog of the change is served; a client that does not declare
+//     extensions["io.modelcontextprotocol/ui"] neither lists nor calls the
+//     app-only ones (apps.go).
 //
 // A skill:// URI in a request is looked up in the catalog manifest after each
 // of its segments is percent-decoded and encoded again the way the catalog
@@ -27,6 +33,14 @@
 // a malformed line is answered with a JSON-RPC error instead of ending the
 // session, replies to requests already read are written before the end of
 // stdin ends the session, and no error leaves with code 0.
+//
+// [Facade.StdioTransport] is the same transport with a fast lane: for an
+// initialized session, a well-formed skills/list, skills/get,
+// resources/read or ping is answered in the transport itself, from the
+// current snapshot through the same functions the handlers use, with the
+// bytes the SDK's path would write; anything unusual (see fastlane.go)
+// passes to the SDK. It spares a request the SDK's repeated decoding and
+// middleware chain, which cost ten times the answer itself (issue 12).
 //
 // [Facade.HTTPHandler] serves the same surface over stateless Streamable
 // HTTP (POST /mcp, both eras, plus GET /healthz): one server per catalog
@@ -70,11 +84,12 @@
 //
 // # Use
 //
-//	f := mcpface.New(&mcpface.Options{Version: version, Logger: log})
+//	f := mcpface.New(&mcpface.Options{Version: version, Logger: log, Publisher: bus})
 //	go f.Run(ctx, catalogs, updates)
+//	go f.RunConfig(ctx, applied, views) // config.applied, config.view
 //	srv, err := f.Server(ctx) // waits for the first catalog
 //	if err != nil {
 //		return err
 //	}
-//	return srv.Run(ctx, mcpface.NewStdioTransport(os.Stdin, os.Stdout, log))
+//	return srv.Run(ctx, f.StdioTransport(os.Stdin, os.Stdout, log))
 package mcpface

@@ -161,14 +161,25 @@ func probeParams(p mcp.Params) paramProbe {
 // decoded it; this covers stdio.
 func (f *Facade) limitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if p := req.GetParams(); p != nil && !smallArguments(p) {
-			pr := probeParams(p)
-			if err := pr.err(); err != nil {
-				return nil, err
-			}
+		if err := paramsLimitError(req.GetParams()); err != nil {
+			return nil, err
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// paramsLimitError returns the -32602 answer for params p with a field over
+// [MaxParamBytes], or nil. The middleware and the stdio fast lane
+// (fastlane.go) both refuse with it.
+func paramsLimitError(p mcp.Params) error {
+	if p == nil || smallArguments(p) {
+		return nil
+	}
+	pr := probeParams(p)
+	if err := pr.err(); err != nil {
+		return err
+	}
+	return nil
 }
 
 // smallArguments reports whether p is a tools/call whose raw arguments are

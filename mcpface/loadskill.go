@@ -38,6 +38,7 @@ func (f *Facade) loadSkillTool(s *snapshot, remote bool) *mcp.Tool {
 		Title:       "Load Skill",
 		Description: desc,
 		Annotations: readOnlyAnnotations("Load Skill"),
+		Meta:        modelOnlyMeta(),
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilljack/skilljack-mcp/events"
 )
 
 // recoverMiddleware turns a panic in any handler into a -32603 answer, so the
@@ -136,6 +138,9 @@ func (f *Facade) featureMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if r.Params == nil {
 				return nil, invalidParams("params.uri is required", "")
 			}
+			if isAppURI(r.Params.URI) && f.appsEnabled() && f.srv.Load() != nil {
+				return next(ctx, method, req) // the registered view (apps.go)
+			}
 			res, err := f.readResource(r.Params.URI)
 			if err != nil {
 				return nil, err
@@ -143,15 +148,16 @@ func (f *Facade) featureMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(context.WithValue(ctx, readResultKey{}, res), method, req)
 		case *mcp.ListToolsRequest:
 			res, err := next(ctx, method, req)
-			if err != nil || !f.hideTools(r.ClientCapabilities()) {
+			if err != nil {
 				return res, err
 			}
-			if lr, ok := res.(*mcp.ListToolsResult); ok {
-				lr.Tools = slices.DeleteFunc(slices.Clone(lr.Tools), func(t *mcp.Tool) bool { return isSkillTool(t.Name) })
+			caps := r.ClientCapabilities()
+			if lr, ok := res.(*mcp.ListToolsResult); ok && (f.hideTools(caps) || !uiSupported(caps)) {
+				lr.Tools = slices.DeleteFunc(slices.Clone(lr.Tools), func(t *mcp.Tool) bool { return f.hidden(t.Name, caps) })
 			}
 			return res, nil
 		case *mcp.CallToolRequest:
-			if r.Params != nil && isSkillTool(r.Params.Name) && f.hideTools(r.ClientCapabilities()) {
+			if r.Params != nil && f.hidden(r.Params.Name, r.ClientCapabilities()) {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", clip(r.Params.Name))}
 			}
 		}
@@ -160,6 +166,14 @@ func (f *Facade) featureMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func isSkillTool(name string) bool { return name == toolLoadSkill || name == toolSkillResource }
+
+// hidden reports whether the tool name is withheld from a request with
+// client capabilities caps: load-skill and skill-resource under
+// --tools=auto from a client that loads skills itself, and the app-only
+// tools from a client that renders no MCP Apps ([Facade.hideAppTool]).
+func (f *Facade) hidden(name string, caps *mcp.ClientCapabilities) bool {
+	return isSkillTool(name) && f.hideTools(caps) || f.hideAppTool(name, caps)
+}
 
 // hideTools reports whether a request with client capabilities caps must not
 // see load-skill and skill-resource: in auto mode, when the client declares
@@ -190,9 +204,8 @@ func (f *Facade) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 		}
 	case ref.Type == "ref/resource" && ref.URI == resourceTemplate:
 		if arg.Name == "path" {
-			fi := s.fileIndex()
-			for _, r := range fi.resources {
-				if _, ok := fi.byURI[r.URI]; ok {
+			for _, r := range s.resources {
+				if r.URI != events.IndexURI {
 					candidates = append(candidates, strings.TrimPrefix(r.URI, "skill://"))
 				}
 			}

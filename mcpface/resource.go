@@ -44,18 +44,17 @@ func (f *Facade) listResources(req *mcp.ListResourcesRequest) (*mcp.ListResource
 	if req.Params != nil {
 		cursor = req.Params.Cursor
 	}
-	list := s.resourceList()
-	start, err := afterCursor(cursor, len(list), func(i int) string { return list[i].URI })
+	start, err := afterCursor(cursor, len(s.resources), func(i int) string { return s.resources[i].URI })
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+resourcesPageSize, len(list))
+	end := min(start+resourcesPageSize, len(s.resources))
 	res := &mcp.ListResourcesResult{
-		Resources: slices.Clone(list[start:end]),
+		Resources: slices.Clone(s.resources[start:end]),
 		Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"},
 	}
-	if end < len(list) {
-		res.NextCursor = encodeCursor(list[end-1].URI)
+	if end < len(s.resources) {
+		res.NextCursor = encodeCursor(s.resources[end-1].URI)
 	}
 	return res, nil
 }
@@ -107,12 +106,19 @@ func (f *Facade) readResourceHandler(ctx context.Context, req *mcp.ReadResourceR
 // readResource looks uri up in the snapshot, after [canonicalURI], and
 // returns its current bytes under the canonical URI: -32602 when the URI is
 // not served (never a path join, BR-21), -32603 when the bytes cannot be
-// served as advertised. Errors name uri as the client wrote it. A SKILL.md
-// is served from the catalog ([skillMD]); a supporting file that changed on
-// disk since the snapshot was built is read from the next one
-// ([Facade.readCurrent]), so a read during a rescan gets the new bytes.
+// served as advertised. Errors name uri as the client wrote it. A file,
+// SKILL.md included ([Facade.currentSkillMD]), that changed on disk since
+// the snapshot was built is read from the next one ([Facade.readCurrent]),
+// so a read during a rescan gets the new bytes.
 func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error) {
-	s := f.current()
+	return f.resolveRead(f.current(), requested, true)
+}
+
+// resolveRead is [Facade.readResource] against snapshot s. With wait false
+// it never waits for a newer snapshot: where readResource would (a file
+// changed on disk since s was built), it returns errWouldWait instead. The
+// SDK's path and the stdio fast lane (fastlane.go) both answer with it.
+func (f *Facade) resolveRead(s *snapshot, requested string, wait bool) (*mcp.ReadResourceResult, error) {
 	uri, err := lookupURI(requested, "Resource not found: "+clip(requested))
 	if err != nil {
 		return nil, err
@@ -130,11 +136,13 @@ func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error)
 	var data []byte
 	file := ref.File
 	if ref.File.Path == "SKILL.md" {
-		data, err = f.currentSkillMD(s, ref.Skill)
+		data, err = f.currentSkillMDOf(s, ref.Skill, wait)
 	} else {
-		data, file, err = f.readCurrent(s, ref.Skill, ref.File, max)
+		data, file, err = f.readCurrentOf(s, ref.Skill, ref.File, max, wait)
 	}
 	switch {
+	case errors.Is(err, errWouldWait):
+		return nil, err
 	case errors.Is(err, errTooLarge):
 		return nil, internalError(fmt.Sprintf("File too large: %s (limit %s): %s", megabytes(ref.File.Size), megabytes(max), clip(requested)), requested)
 	case errors.Is(err, errChanged):
@@ -181,7 +189,7 @@ func (f *Facade) readDirectory(_ context.Context, _ *mcp.ServerSession, p *dirRe
 	if err != nil {
 		return nil, err
 	}
-	children, ok := s.fileIndex().dirs[uri]
+	children, ok := s.dir(uri)
 	if !ok {
 		if s.isFile(uri) {
 			return nil, invalidParams(clip(p.URI)+" is not a directory resource", p.URI)

@@ -102,10 +102,17 @@ type Options struct {
 	// Debug). If nil, logs are discarded.
 	Logger *slog.Logger
 	// Warnings, if set, returns the warnings logged so far (the
-	// configuration's, the first scan's); each session gets them once as
-	// MCP log messages at level warning, when its client accepts that
+	// configuration's, the first scan's, and every later one's), oldest
+	// first and only ever growing; each session gets each of them once as
+	// an MCP log message at level warning, when its client accepts that
 	// level (warnings.go).
 	Warnings func() []string
+	// WarningsAdded, if set, receives a value when Warnings grew: [Facade.Run]
+	// then sends the new warnings to every session that accepts them, so
+	// that a warning raised later in a session (a config file broken while
+	// running) reaches its client without waiting for the client's next
+	// request. If nil, new warnings go out at each session's next request.
+	WarningsAdded <-chan struct{}
 	// Trace, if set, records each client's introduction and, with
 	// TraceRequests, every MCP request (issue 13 item 13; trace.go). If
 	// nil, nothing is recorded and no request pays for it.
@@ -116,7 +123,10 @@ type Options struct {
 	// Publisher (roots.go, issue 13 item 14). Any other value, a nil
 	// Publisher or Static means off.
 	Roots string
-	// Publisher receives the facade's commands (config.command).
+	// Publisher receives the facade's commands (config.command). Set, and
+	// not Static, the stdio server also offers the config and display
+	// tools and their views (apps.go), whose answers [Facade.RunConfig]
+	// brings back.
 	Publisher message.Publisher
 }
 
@@ -154,7 +164,7 @@ type Facade struct {
 	synced     bool
 	regVersion uint64
 	reg        registrations
-	regSnap    *snapshot // the snapshot whose resources/list content was last announced
+	regList    []*mcp.Resource // resources/list content last announced (a snapshot's, never modified)
 
 	// subGate is held for reading while the SDK records a subscription
 	// (from the subscribe handler until the SDK's own bookkeeping is done)
@@ -184,8 +194,18 @@ type Facade struct {
 	// roots is what the stdio client's roots are known to be (roots.go).
 	roots clientRoots
 
+	// app is the config tools' state: the configuration view and the
+	// commands waiting for an answer (apps.go).
+	app appState
+
 	// panicHook, when set by tests, runs at the top of every request.
 	panicHook func(method string)
+	// fastOff, set by tests before a session starts, turns the stdio fast
+	// lane off (fastlane.go), so that its answers can be compared with the
+	// SDK's path.
+	fastOff bool
+	// fastAnswers counts the requests the fast lane answered, for tests.
+	fastAnswers atomic.Int64
 
 	// trace is set when [Options.Trace] is (trace.go).
 	trace *tracer
@@ -279,6 +299,17 @@ const changedWait = 2 * time.Second
 // their own digest). It returns the manifest entry the bytes match, whose
 // MIME type and text flag describe them.
 func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, max int64) ([]byte, *events.File, error) {
+	return f.readCurrentOf(s, sk, file, max, true)
+}
+
+// errWouldWait is what [Facade.readCurrentOf] and [Facade.currentSkillMDOf]
+// return, without waiting, where the file changed on disk since the
+// snapshot was built and they were told not to wait for the next one.
+var errWouldWait = errors.New("changed on disk since the snapshot was built")
+
+// readCurrentOf is [Facade.readCurrent]; with wait false it returns
+// errWouldWait where readCurrent would wait for a newer snapshot.
+func (f *Facade) readCurrentOf(s *snapshot, sk *events.Skill, file *events.File, max int64, wait bool) ([]byte, *events.File, error) {
 	var verified *sync.Map
 	if s != nil {
 		verified = &s.verified
@@ -286,6 +317,9 @@ func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, m
 	data, err := readFile(sk, file, f.opts.Bundled, max, verified)
 	if !errors.Is(err, errChanged) || s == nil {
 		return data, file, err
+	}
+	if !wait {
+		return nil, nil, errWouldWait
 	}
 	next := f.newer(s.cat.Version)
 	if next == nil {
@@ -311,17 +345,26 @@ func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, m
 // has the size and modification time it was hashed with, or its folder
 // was swapped, that waits for the next snapshot too.
 func (f *Facade) currentSkillMD(s *snapshot, sk *events.Skill) ([]byte, error) {
+	return f.currentSkillMDOf(s, sk, true)
+}
+
+// currentSkillMDOf is [Facade.currentSkillMD]; with wait false it returns
+// errWouldWait where currentSkillMD would wait for a newer snapshot.
+func (f *Facade) currentSkillMDOf(s *snapshot, sk *events.Skill, wait bool) ([]byte, error) {
 	if sk.SkillMD == nil && len(sk.Files) > 0 {
-		data, _, err := f.readCurrent(s, sk, &sk.Files[0], 0)
+		data, _, err := f.readCurrentOf(s, sk, &sk.Files[0], 0, wait)
 		return data, err
 	}
 	data, err := skillMD(sk)
 	if err != nil || s == nil || !skillMDChanged(sk) {
 		return data, err
 	}
+	if !wait {
+		return nil, errWouldWait
+	}
 	if next := f.newer(s.cat.Version); next != nil {
 		if nsk := next.cat.SkillByURI(sk.URI); nsk != nil {
-			return f.currentSkillMD(nil, nsk)
+			return f.currentSkillMDOf(nil, nsk, wait)
 		}
 	}
 	return data, nil
@@ -377,7 +420,7 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	if old := f.snap.Load(); old != nil && old.cat.Version >= c.Version {
 		return false
 	}
-	s := newSnapshot(c)
+	s := newSnapshot(c, f.snap.Load())
 	// The swap and the registrations that follow it happen under regMu,
 	// which requests for tools and prompts pass through
 	// ([Facade.featureMiddleware]): a client that read the new catalog
@@ -448,6 +491,8 @@ func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Mess
 			f.sendUpdates(ctx, held)
 		case <-f.syncedCh:
 			f.sendUpdates(ctx, held)
+		case <-f.opts.WarningsAdded:
+			f.pushWarnings(ctx)
 		}
 	}
 }
@@ -595,7 +640,7 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 			opts.RootsListChangedHandler = f.rootsListChanged
 		}
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: f.opts.Version}, opts)
+	srv := mcp.NewServer(f.implementation(), opts)
 	f.addCustomMethods(srv)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: resourceTemplate,
@@ -612,8 +657,11 @@ func (f *Facade) newServer(s *snapshot, stateless bool) *mcp.Server {
 		f.addTraceMiddleware(srv, true)
 		return srv
 	}
+	if f.appsEnabled() {
+		f.registerApps(srv)
+	}
 	// The last one only captures the SDK's own handler.
-	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.rootsMiddleware, f.toolsNoticeMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
+	srv.AddReceivingMiddleware(f.recoverMiddleware, f.limitMiddleware, f.logMiddleware, f.rootsMiddleware, f.toolsNoticeMiddleware, f.instructionsMiddleware, f.featureMiddleware, f.subscriptionMiddleware,
 		captureHandler(&f.dispatch))
 	srv.AddSendingMiddleware(f.ackMiddleware)
 	f.addTraceMiddleware(srv, false)
@@ -656,26 +704,15 @@ func (f *Facade) syncLocked() {
 	// skill://index.json is registered as a plain resource so that replacing
 	// it triggers notifications/resources/list_changed; resources/list and
 	// resources/read are answered from the snapshot.
-	if first {
-		srv.AddResource(indexResource(), f.readResourceHandler)
-		// Built a moment after the first initialize rather than before
-		// it, nor while the first requests and the background revalidation
-		// of a persisted catalog run (issue 12): the next catalog compares
-		// with it, and the first edit need not pay for it.
-		time.AfterFunc(fileIndexDelay, func() { s.fileIndex() })
-	} else if !sameResources(f.regSnap.resourceList(), s.resourceList()) {
+	if first || !sameResources(f.regList, s.resources) {
 		srv.AddResource(indexResource(), f.readResourceHandler)
 	}
-	f.regSnap = s
+	f.regList = s.resources
 	select {
 	case f.syncedCh <- struct{}{}:
 	default:
 	}
 }
-
-// fileIndexDelay is how long after the first server is built the first
-// snapshot's resource metadata is built, if nothing needed it before.
-const fileIndexDelay = 3 * time.Second
 
 // sameResources reports whether resources/list would send the same content
 // for a as for b: the same resources in the same order, equal in every

@@ -28,6 +28,7 @@ func (f *Facade) skillResourceTool() *mcp.Tool {
 		Title:       "Read Skill File",
 		Description: skillResourceUsage,
 		Annotations: readOnlyAnnotations("Read Skill File"),
+		Meta:        modelOnlyMeta(),
 	}
 }
 

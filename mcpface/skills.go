@@ -82,16 +82,22 @@ func newEntry(sk *events.Skill) entry {
 	return e
 }
 
-// listSkills answers skills/list: listed skills in URI order, PageSize
-// entries a page, never split; the cursor names the last URI returned
-// (SEP2640-R39, R46..R52).
+// listSkills answers skills/list from the current snapshot ([skillsPage]).
 func (f *Facade) listSkills(_ context.Context, _ *mcp.ServerSession, p *skillsListParams) (*skillsListResult, error) {
-	s := f.current()
 	var cursor string
 	var meta mcp.Meta
 	if p != nil {
 		cursor, meta = p.Cursor, p.Meta
 	}
+	return f.skillsPage(f.current(), cursor, meta)
+}
+
+// skillsPage is the skills/list result of snapshot s for cursor, on the
+// era meta selects: listed skills in URI order, PageSize entries a page,
+// never split; the cursor names the last URI returned (SEP2640-R39,
+// R46..R52). The SDK's handler and the stdio fast lane (fastlane.go) both
+// answer with it.
+func (f *Facade) skillsPage(s *snapshot, cursor string, meta mcp.Meta) (*skillsListResult, error) {
 	listed := s.listed
 	start, err := afterCursor(cursor, len(listed), func(i int) string { return s.cat.Skills[listed[i]].URI })
 	if err != nil {
@@ -119,22 +125,31 @@ func (f *Facade) listSkills(_ context.Context, _ *mcp.ServerSession, p *skillsLi
 	return res, nil
 }
 
-// getSkill answers skills/get for a listed skill's SKILL.md URI
-// (SEP2640-R53..R56); anything else is -32602.
+// getSkill answers skills/get from the current snapshot ([skillEntry]).
 func (f *Facade) getSkill(_ context.Context, _ *mcp.ServerSession, p *skillsGetParams) (*skillsGetResult, error) {
-	if p == nil || p.URI == "" {
+	if p == nil {
 		return nil, invalidParams("params.uri is required", "")
 	}
-	uri, err := lookupURI(p.URI, "Not a skill served here: "+clip(p.URI))
+	return f.skillEntry(f.current(), p.URI, p.Meta)
+}
+
+// skillEntry is the skills/get result of snapshot s for a listed skill's
+// SKILL.md URI on the era meta selects (SEP2640-R53..R56); anything else
+// is -32602. The SDK's handler and the stdio fast lane (fastlane.go) both
+// answer with it.
+func (f *Facade) skillEntry(s *snapshot, requested string, meta mcp.Meta) (*skillsGetResult, error) {
+	if requested == "" {
+		return nil, invalidParams("params.uri is required", "")
+	}
+	uri, err := lookupURI(requested, "Not a skill served here: "+clip(requested))
 	if err != nil {
 		return nil, err
 	}
-	s := f.current()
 	sk := s.cat.SkillByURI(uri)
 	if sk == nil || !sk.Listed {
-		return nil, invalidParams("Not a skill served here: "+clip(p.URI), p.URI)
+		return nil, invalidParams("Not a skill served here: "+clip(requested), requested)
 	}
-	return &skillsGetResult{cacheFields: newCacheFields(p.Meta), Skill: s.entry(s.skillIndex(sk))}, nil
+	return &skillsGetResult{cacheFields: newCacheFields(meta), Skill: s.entry(s.skillIndex(sk))}, nil
 }
 
 func (f *Facade) addCustomMethods(srv *mcp.Server) {

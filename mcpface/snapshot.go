@@ -19,17 +19,23 @@ import (
 // readers match exactly (SEP2640-R84, R88).
 const indexSchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 
-// snapshot is one catalog plus the values derived from it, each built once
-// (when the catalog arrives, or on first use) and never changed afterwards.
-// Building it reads no file: every MIME type is in the catalog (issue 11
-// item 6).
+// snapshot is one catalog plus the values derived from it, built once when
+// the catalog arrives and never changed afterwards. Building it reads no
+// file: every MIME type is in the catalog (issue 11 item 6).
 type snapshot struct {
 	cat *events.Catalog
-	// files is the resource metadata of every served file, built on first
-	// use ([snapshot.fileIndex]): at 10,000 skills it is 40,000 resources
-	// and some 30 MiB, which the first initialize does not need (issue 12).
-	files     *fileIndex
-	filesOnce sync.Once
+	// views holds, by index in cat.Skills, the resources of each skill's
+	// files; a skill unchanged since the previous snapshot shares its view
+	// ([newSnapshot]).
+	views []*skillView
+	// resources is every served resource (each file URI once, plus
+	// skill://index.json), sorted by URI.
+	resources []*mcp.Resource
+	// dirs maps a directory URI (skill root or subdirectory, no trailing
+	// slash) to its direct children, sorted by URI; built on first use
+	// ([snapshot.dir]): only resources/directory/read needs it.
+	dirs     map[string][]*mcp.Resource
+	dirsOnce sync.Once
 	// index is the body of skill://index.json, built on first use
 	// ([snapshot.indexJSON]): encoding it for 10,000 skills on every catalog
 	// version would delay every edit's notification (issue 12).
@@ -45,87 +51,168 @@ type snapshot struct {
 	// the identity of the file whose bytes were last found to match it
 	// ([readFile]).
 	verified sync.Map
-	// maxURI bounds the length of the longest spelling of a served URI
-	// that names it: three times the longest URI, as if every byte were
-	// percent-encoded (with each path's encoding bounded the same way). A
-	// longer request URI cannot match.
+	// maxURI is the length of the longest spelling of a served URI that
+	// names it: three times the longest URI, as if every byte were
+	// percent-encoded. A longer request URI cannot match.
 	maxURI int
 }
 
-// fileIndex is the resource metadata of a snapshot's files.
-type fileIndex struct {
-	// resources is every served resource (each file URI once, plus
-	// skill://index.json), sorted by URI.
+// skillView is the resources/list metadata of the files one skill serves
+// (those it owns: a nested skill's files belong to the nested skill), in
+// manifest order. It holds no pointer into a catalog, so a view shared by
+// later snapshots keeps no old catalog alive.
+type skillView struct {
+	key       viewKey
 	resources []*mcp.Resource
-	// byURI maps a file URI to its resource metadata.
-	byURI map[string]*mcp.Resource
-	// dirs maps a directory URI (skill root or subdirectory, no trailing
-	// slash) to its direct children, sorted by URI.
-	dirs map[string][]*mcp.Resource
+	maxURI    int  // the longest URI among resources
+	nested    bool // the skill was nested or held one: never reused
 }
 
-func newSnapshot(c *events.Catalog) *snapshot {
-	s := &snapshot{cat: c}
+// viewKey is everything [fileResource] reads of a skill, to tell whether a
+// view built for one catalog version still holds for the next.
+type viewKey struct {
+	uri, name, description string
+	model, user            bool
+	files                  []events.File
+}
+
+func keyOf(sk *events.Skill) viewKey {
+	return viewKey{sk.URI, sk.Name, sk.Description, sk.ModelInvocable, sk.UserInvocable, sk.Files}
+}
+
+// same reports whether a view built for k serves exactly what one built for
+// o would: the same skill fields and a manifest with the same files
+// (compared at once when both share their backing array, as the catalog
+// builder's versions do for every unchanged skill).
+func (k *viewKey) same(o *viewKey) bool {
+	if k.uri != o.uri || k.name != o.name || k.description != o.description ||
+		k.model != o.model || k.user != o.user || len(k.files) != len(o.files) {
+		return false
+	}
+	if len(k.files) == 0 || &k.files[0] == &o.files[0] {
+		return true
+	}
+	for i := range k.files {
+		a, b := &k.files[i], &o.files[i]
+		if a.Path != b.Path || a.Size != b.Size || !a.ModTime.Equal(b.ModTime) || fileMIME(a) != fileMIME(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// newSnapshot builds the snapshot of c. Each skill's view is taken from
+// prev (the snapshot served before, or nil) when the skill is unchanged and
+// neither nested in another skill nor holding one, in prev or in c
+// (ownership of nested files then depends on other skills), so that a one-file edit in 10,000
+// skills builds one view, not 40,000 resources (issue 12: edit latency).
+func newSnapshot(c *events.Catalog, prev *snapshot) *snapshot {
+	s := &snapshot{cat: c, views: make([]*skillView, len(c.Skills))}
 	s.entries = make([]atomic.Pointer[json.RawMessage], len(c.Skills))
+	nested := nestedSkills(c)
+	old := prevViews(c, prev)
+	files := 0
 	for i := range c.Skills {
 		sk := &c.Skills[i]
 		if sk.Listed {
 			s.listed = append(s.listed, i)
 		}
-		// A bound on every served URI's length, without encoding them:
-		// each byte of a path encodes to at most three.
-		root := len(sk.SkillRootURI())
-		for j := range sk.Files {
-			s.maxURI = max(s.maxURI, 3*(root+1+3*len(sk.Files[j].Path)))
+		k := keyOf(sk)
+		if v := old[i]; v != nil && !nested[i] && !v.nested && v.key.same(&k) {
+			s.views[i] = &skillView{key: k, resources: v.resources, maxURI: v.maxURI}
+		} else {
+			s.views[i] = buildView(c, sk, k)
+			s.views[i].nested = nested[i]
 		}
+		files += len(s.views[i].resources)
 	}
-	s.maxURI = max(s.maxURI, 3*len(events.IndexURI))
+	s.resources = make([]*mcp.Resource, 0, files+1)
+	s.resources = append(s.resources, indexResource())
+	s.maxURI = 3 * len(events.IndexURI)
+	for _, v := range s.views {
+		s.resources = append(s.resources, v.resources...)
+		s.maxURI = max(s.maxURI, 3*v.maxURI)
+	}
+	// Nearly sorted already (skills are in URI order; only nested skills'
+	// files interleave), which the sort detects in linear time.
+	slices.SortFunc(s.resources, func(a, b *mcp.Resource) int { return strings.Compare(a.URI, b.URI) })
 	return s
 }
 
-// fileIndex returns the resource metadata of s's files, built on its first
-// use. Safe for concurrent use; the caller must not modify it.
-func (s *snapshot) fileIndex() *fileIndex {
-	s.filesOnce.Do(func() { s.files = newFileIndex(s.cat) })
-	return s.files
-}
-
-// resourceList returns every served resource, sorted by URI
-// ([fileIndex.resources]).
-func (s *snapshot) resourceList() []*mcp.Resource { return s.fileIndex().resources }
-
-func newFileIndex(c *events.Catalog) *fileIndex {
-	// Sized up front: growing maps of 10,000s of entries is a good part of
-	// building a snapshot (issue 12: edit latency).
-	files := 0
-	for i := range c.Skills {
-		files += len(c.Skills[i].Files)
+// prevViews returns, by index in c.Skills, the view prev held for the skill
+// with the same URI (nil where there is none), matching both catalogs'
+// skill lists in their URI order at once.
+func prevViews(c *events.Catalog, prev *snapshot) []*skillView {
+	out := make([]*skillView, len(c.Skills))
+	if prev == nil || len(prev.views) != len(prev.cat.Skills) {
+		return out
 	}
-	s := &fileIndex{
-		byURI:     make(map[string]*mcp.Resource, files),
-		dirs:      make(map[string][]*mcp.Resource, 2*len(c.Skills)),
-		resources: make([]*mcp.Resource, 0, files+1),
-	}
-	s.resources = append(s.resources, indexResource())
-	for i := range c.Skills {
-		sk := &c.Skills[i]
-		for j := range sk.Files {
-			f := &sk.Files[j]
-			uri := sk.FileURI(f.Path)
-			// A nested skill's files sit in its parent's manifest too; the
-			// innermost skill owns them.
-			if ref, ok := c.File(uri); !ok || ref.Skill != sk {
-				continue
-			}
-			r := fileResource(sk, f, uri)
-			s.resources = append(s.resources, r)
-			s.byURI[uri] = r
+	ps, ns := prev.cat.Skills, c.Skills
+	for i, j := 0, 0; i < len(ps) && j < len(ns); {
+		switch cmp := strings.Compare(ps[i].URI, ns[j].URI); {
+		case cmp < 0:
+			i++
+		case cmp > 0:
+			j++
+		default:
+			out[j] = prev.views[i]
+			i++
+			j++
 		}
 	}
-	slices.SortFunc(s.resources, func(a, b *mcp.Resource) int { return strings.Compare(a.URI, b.URI) })
+	return out
+}
 
-	// Directories: every level below each skill root, derived from its
-	// manifest (which includes nested skills' files, SEP2640-R25).
+// nestedSkills reports, by index in c.Skills, the skills nested in another
+// skill's folder or holding one: their views are always rebuilt.
+func nestedSkills(c *events.Catalog) []bool {
+	out := make([]bool, len(c.Skills))
+	for i := range c.Skills {
+		root := c.Skills[i].SkillRootURI()
+		for k := strings.LastIndexByte(root, '/'); k > len("skill://"); k = strings.LastIndexByte(root[:k], '/') {
+			if j, ok := c.SkillIndexByRoot(root[:k]); ok {
+				out[i], out[j] = true, true
+			}
+		}
+	}
+	return out
+}
+
+// buildView makes the view of sk, a skill of c, keyed by k.
+func buildView(c *events.Catalog, sk *events.Skill, k viewKey) *skillView {
+	v := &skillView{key: k, resources: make([]*mcp.Resource, 0, len(sk.Files))}
+	for j := range sk.Files {
+		f := &sk.Files[j]
+		uri := sk.FileURI(f.Path)
+		// A nested skill's files sit in its parent's manifest too; the
+		// innermost skill owns them.
+		if ref, ok := c.File(uri); !ok || ref.Skill != sk {
+			continue
+		}
+		v.resources = append(v.resources, fileResource(sk, f, uri))
+		v.maxURI = max(v.maxURI, len(uri))
+	}
+	return v
+}
+
+// dir returns the direct children of the directory uri (a skill root or a
+// folder inside a skill, no trailing slash), sorted by URI, and whether
+// there is such a directory. Safe for concurrent use.
+func (s *snapshot) dir(uri string) ([]*mcp.Resource, bool) {
+	s.dirsOnce.Do(func() { s.dirs = buildDirs(s) })
+	children, ok := s.dirs[uri]
+	return children, ok
+}
+
+// buildDirs maps every directory of s below each skill root, derived from
+// its manifest (which includes nested skills' files, SEP2640-R25), to its
+// direct children.
+func buildDirs(s *snapshot) map[string][]*mcp.Resource {
+	c := s.cat
+	byURI := make(map[string]*mcp.Resource, len(s.resources))
+	for _, r := range s.resources {
+		byURI[r.URI] = r
+	}
 	children := make(map[string]map[string]*mcp.Resource, 2*len(c.Skills))
 	addChild := func(dir string, r *mcp.Resource) {
 		m := children[dir]
@@ -149,7 +236,7 @@ func newFileIndex(c *events.Catalog) *fileIndex {
 				addChild(dir, &mcp.Resource{URI: sub, Name: seg, MIMEType: "inode/directory"})
 				dir = sub
 			}
-			if r := s.byURI[sk.FileURI(f.Path)]; r != nil {
+			if r := byURI[sk.FileURI(f.Path)]; r != nil {
 				// A directory listing names each child by its own segment
 				// (TV-SEP2640-10), not by the skill-qualified list name.
 				child := *r
@@ -158,15 +245,16 @@ func newFileIndex(c *events.Catalog) *fileIndex {
 			}
 		}
 	}
+	dirs := make(map[string][]*mcp.Resource, len(children))
 	for dir, m := range children {
 		list := make([]*mcp.Resource, 0, len(m))
 		for _, r := range m {
 			list = append(list, r)
 		}
 		slices.SortFunc(list, func(a, b *mcp.Resource) int { return strings.Compare(a.URI, b.URI) })
-		s.dirs[dir] = list
+		dirs[dir] = list
 	}
-	return s
+	return dirs
 }
 
 // indexResource is the resources/list entry of skill://index.json.

@@ -21,7 +21,7 @@ import (
 // hiddenToolsText is the notice, for the client named client.
 func hiddenToolsText(client string) string {
 	return fmt.Sprintf("%s declares the MCP skills extension (%s), so --tools=auto hides the load-skill and skill-resource tools from it: "+
-		"it loads skills itself through skills/list and resources/read, and tools/list is empty. "+
+		"it loads skills itself through skills/list and resources/read, so tools/list offers neither. "+
 		"Start the server with --tools=always (or SKILLJACK_TOOLS=always) to offer the tools anyway.", client, SkillsExtension)
 }
 
@@ -43,7 +43,7 @@ type toolsNotice struct {
 	logged bool             // the stderr line is written
 	sent   bool             // the notifications/message is sent
 	level  mcp.LoggingLevel // the level the client set with logging/setLevel
-	warned bool             // the startup warnings are sent (warnings.go)
+	warned int              // how many of Options.Warnings are sent (warnings.go)
 }
 
 // clientAware is every *mcp.ServerRequest: its client's capabilities and
@@ -127,13 +127,9 @@ func (f *Facade) noticeHiddenTools(ctx context.Context, req mcp.Request) {
 	} else {
 		n = f.notice(ss)
 	}
-	logNow := !n.logged
+	logNow, sendNow := n.hiddenDue(requestLevel(n, paramsMeta(req.GetParams())))
 	n.logged = true
-	level := n.level
-	if v, ok := paramsMeta(req.GetParams())[mcp.MetaKeyLogLevel].(string); ok {
-		level = mcp.LoggingLevel(v)
-	}
-	sendNow := ss != nil && !n.sent && accepts(level)
+	sendNow = sendNow && ss != nil
 	if sendNow {
 		n.sent = true
 	}
@@ -147,4 +143,48 @@ func (f *Facade) noticeHiddenTools(ctx context.Context, req mcp.Request) {
 			f.log.Debug("sending the hidden-tools notice", "error", err)
 		}
 	}
+}
+
+// requestLevel is the MCP log level a request with _meta meta is answered
+// at in the session n records: its io.modelcontextprotocol/logLevel on
+// 2026-07-28, else the level set with logging/setLevel.
+func requestLevel(n *toolsNotice, meta mcp.Meta) mcp.LoggingLevel {
+	if v, ok := meta[mcp.MetaKeyLogLevel].(string); ok {
+		return mcp.LoggingLevel(v)
+	}
+	return n.level
+}
+
+// hiddenDue reports whether the hidden-tools notice is still to be logged
+// on stderr, and whether it is to be sent now to a client answered at
+// level.
+func (n *toolsNotice) hiddenDue(level mcp.LoggingLevel) (logNow, sendNow bool) {
+	return !n.logged, !n.sent && accepts(level)
+}
+
+// warningsDue reports whether some of the total warnings logged so far
+// are still to be sent to a client answered at level.
+func (n *toolsNotice) warningsDue(level mcp.LoggingLevel, total int) bool {
+	return n.warned < total && acceptsAt(level, warningLevel)
+}
+
+// noticeIdle reports whether [Facade.toolsNoticeMiddleware] would do
+// nothing for a request of session ss whose client has capabilities caps
+// and whose params carry _meta meta: nothing to log, nothing to send. The
+// stdio fast lane (fastlane.go) answers only such requests.
+func (f *Facade) noticeIdle(ss *mcp.ServerSession, caps *mcp.ClientCapabilities, meta mcp.Meta) bool {
+	if !f.toolsAuto() && f.opts.Warnings == nil {
+		return true
+	}
+	f.noticeMu.Lock()
+	defer f.noticeMu.Unlock()
+	n := f.notices[ss]
+	if n == nil {
+		n = &toolsNotice{} // a session not seen yet
+	}
+	level := requestLevel(n, meta)
+	if logNow, sendNow := n.hiddenDue(level); f.hideTools(caps) && (logNow || sendNow) {
+		return false
+	}
+	return f.opts.Warnings == nil || !n.warningsDue(level, len(f.opts.Warnings()))
 }

@@ -27,6 +27,10 @@ import (
 // client that closed stdin without waiting still sees the process exit soon.
 const DrainTimeout = 5 * time.Second
 
+// maxReusedLine is the largest line buffer the wire keeps for the next
+// line: requests are small, and one huge line should not pin its memory.
+const maxReusedLine = 64 << 10
+
 // Limits of the input the stdio transport accepts.
 const (
 	// maxMessageSize bounds one input line, as the SDK's own stdio transport
@@ -78,6 +82,9 @@ type stdioTransport struct {
 	in  io.ReadCloser
 	out io.WriteCloser
 	log *slog.Logger
+	// fast, when set, is the facade whose fast lane answers what it can
+	// ([Facade.StdioTransport]).
+	fast *Facade
 }
 
 // Connect implements [mcp.Transport]: it wraps in and out and delegates the
@@ -91,6 +98,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		answered: make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		pending:  make(map[jsonrpc.ID]bool),
+	}
+	if t.fast != nil {
+		w.fast = &fastLane{f: t.fast}
 	}
 	w.stopAbort = context.AfterFunc(ctx, w.abort)
 	// The wire already bounds each line, so the SDK's own cap is off.
@@ -108,9 +118,11 @@ type wire struct {
 	done      chan struct{} // closed by abort
 	abortOnce sync.Once
 	stopAbort func() bool
+	fast      *fastLane // nil without a fast lane
 
 	// Read side: used only by the SDK's single reading goroutine.
 	line    []byte // rest of the accepted line being handed to the SDK
+	lineBuf []byte // the buffer readLine reads into, reused
 	readErr error  // the error that ended in
 	drained bool   // the drain wait has run
 
@@ -121,6 +133,7 @@ type wire struct {
 	initID      jsonrpc.ID          // id of the initialize request awaiting its reply
 	initPending bool
 	version     string // negotiated protocol version, once initialize is answered
+	sdkReplied  bool   // the SDK has written a response: its session is bound
 }
 
 // abort ends a drain wait for good: the connection is closing or its ctx is
@@ -168,6 +181,14 @@ func (r *wireReader) Close() error {
 // readLine returns the next line of in without its newline, and whether it
 // was longer than maxMessageSize (then the line is nil: it was discarded).
 func (w *wire) readLine() (line []byte, tooLong bool, err error) {
+	// The previous line is consumed by now (Read asks for the next one only
+	// then), so its buffer is reused.
+	line = w.lineBuf[:0]
+	defer func() {
+		if cap(line) <= maxReusedLine {
+			w.lineBuf = line[:0]
+		}
+	}()
 	for {
 		chunk, err := w.in.ReadSlice('\n')
 		if !tooLong && len(line)+len(chunk) > maxMessageSize+1 {
@@ -201,9 +222,20 @@ func (w *wire) accept(line []byte) []byte {
 		w.reply(rawID(line), jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: nested deeper than %d levels", maxDepth))
 		return nil
 	}
+	if w.fast != nil && line[0] == '{' {
+		if out := w.fast.answer(w, line); out != nil {
+			w.writeLine(out)
+			return nil
+		}
+	}
 	var msgs []jsonrpc.Message
 	switch line[0] {
 	case '{':
+		if req, _, ok := plainRequest(line); ok {
+			// Read as the SDK will, without its decoder's 32 KiB buffer.
+			msgs = []jsonrpc.Message{req}
+			break
+		}
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
 			w.reply(rawID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
@@ -337,10 +369,16 @@ func (w *wire) reply(id json.RawMessage, code int64, msg string) {
 	if err != nil {
 		panic(err) // plain strings and a validated raw id: cannot fail
 	}
+	w.writeLine(append(data, '\n'))
+}
+
+// writeLine writes one newline-terminated message the wire answered
+// itself, under the shared mutex.
+func (w *wire) writeLine(line []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := w.out.Write(append(data, '\n')); err != nil {
-		w.log.Debug("writing error reply", "error", err)
+	if _, err := w.out.Write(line); err != nil {
+		w.log.Debug("writing a reply", "error", err)
 	}
 }
 
@@ -481,6 +519,7 @@ func (w *wire) outgoing(line []byte, answered *bool) []byte {
 // decoded.
 func (w *wire) settle(raw []byte, answered *bool) ([]byte, bool) {
 	if id, ok := resultID(raw); ok && !(w.initPending && id == w.initID) {
+		w.sdkReplied = true
 		if w.pending[id] {
 			delete(w.pending, id)
 			*answered = true
@@ -510,6 +549,7 @@ func (w *wire) settle(raw []byte, answered *bool) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
+	w.sdkReplied = true
 	if w.pending[resp.ID] {
 		delete(w.pending, resp.ID)
 		*answered = true

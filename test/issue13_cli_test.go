@@ -67,7 +67,7 @@ func TestIssue13SplitFlagValues(t *testing.T) {
 			// --tools never ... --catalog instructions: both read as meant,
 			// neither a source.
 			s := startServer(t, era, t.TempDir(), nil, "--tools", "never", lib, "--catalog", "instructions")
-			if tools, err := s.cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 0 {
+			if tools, err := s.cs.ListTools(t.Context(), nil); err != nil || len(loadingTools(tools)) != 0 {
 				t.Errorf("--tools never: tools/list = %v, %v; want none", tools, err)
 			}
 			if !s.skillURIs()[uri] {
@@ -80,7 +80,7 @@ func TestIssue13SplitFlagValues(t *testing.T) {
 
 			// --tools nevr: refused with "did you mean", nevr stays a source.
 			s = startServer(t, era, t.TempDir(), nil, "--tools", "nevr", lib)
-			if tools, err := s.cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 2 {
+			if tools, err := s.cs.ListTools(t.Context(), nil); err != nil || len(loadingTools(tools)) != 2 {
 				t.Errorf("--tools nevr: tools/list = %v, %v; want the default (auto: both tools)", tools, err)
 			}
 			stderr = s.close()
@@ -142,7 +142,7 @@ func TestIssue13BrokenConfigAndLogMessages(t *testing.T) {
 	cfg := filepath.Join(home, ".skilljack", "config.json")
 	writeFile(t, cfg, "{\n  \"skillDirectories\": [\"/nowhere\"],\n  \"skillInvocationOverrides\": {\"lib__pdf-summary\": {\"user\": false}},\n}\n")
 	env := []string{"HOME=" + home}
-	wantConfig := []string{"cannot parse config file " + cfg, "line 4, column 1", "trailing comma", "ignored: skillDirectories, skillInvocationOverrides",
+	wantConfig := []string{"config file " + cfg + " is not valid JSON (line 4, column 1", "trailing comma", "ignored: skillDirectories, skillInvocationOverrides",
 		"serving the sources given on the command line"}
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {

@@ -92,8 +92,8 @@ func TestIssue13HiddenToolsNotice(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(tools.Tools) != 0 {
-					t.Errorf("tools/list = %d tools, want none for a skills-extension client", len(tools.Tools))
+				if len(loadingTools(tools)) != 0 {
+					t.Errorf("tools/list = %v, want no skill-loading tool for a skills-extension client", loadingTools(tools))
 				}
 			}
 			deadline := time.Now().Add(notifyTimeout)
@@ -115,7 +115,7 @@ func TestIssue13HiddenToolsNotice(t *testing.T) {
 	for _, era := range eras {
 		s := startServer(t, era, t.TempDir(), nil, dir)
 		tools, err := s.cs.ListTools(t.Context(), nil)
-		if err != nil || len(tools.Tools) != 2 {
+		if err != nil || len(loadingTools(tools)) != 2 {
 			t.Errorf("%s plain client: tools/list = %v, %v; want load-skill and skill-resource", era, tools, err)
 		}
 		if out := s.close(); strings.Contains(out, notice) {
@@ -125,7 +125,7 @@ func TestIssue13HiddenToolsNotice(t *testing.T) {
 	// --tools=always: nothing hidden, nothing said.
 	sink := &logSink{}
 	cs, stderr := startSkillsClient(t, legacyVersion, sink, "--tools=always", dir)
-	if tools, err := cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 2 {
+	if tools, err := cs.ListTools(t.Context(), nil); err != nil || len(loadingTools(tools)) != 2 {
 		t.Errorf("--tools=always: tools/list = %v, %v", tools, err)
 	}
 	cs.Close()

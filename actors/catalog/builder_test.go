@@ -162,13 +162,17 @@ func TestCatalogBuilderChanges(t *testing.T) {
 			{"override set", func() *eventstest.CatalogDiff {
 				return r.overrides(map[string]events.Override{"skills__a": {User: &f}})
 			}, &diffLists{6, nil, nil, []string{a}}},
-			{"same overrides again: nothing published", func() *eventstest.CatalogDiff {
+			// A new override set takes a version even when it changes no
+			// skill: the config tools wait for the catalog of their command
+			// (Catalog.OverridesSeq). The config actor publishes overrides
+			// only when they differ, so this costs nothing in practice.
+			{"same overrides again (new Seq): a version that changes nothing", func() *eventstest.CatalogDiff {
 				return r.overrides(map[string]events.Override{"skills__a": {User: &f}})
-			}, nil},
+			}, &diffLists{7, nil, nil, nil}},
 			{"frontmatter flag changed", func() *eventstest.CatalogDiff {
 				r.write(map[string]string{"c/SKILL.md": "---\nname: c\ndescription: d\ndisable-model-invocation: true\n---\n"})
 				return r.rescan()
-			}, &diffLists{7, nil, nil, []string{c}}},
+			}, &diffLists{8, nil, nil, []string{c}}},
 			{"reconcile tick: nothing published", r.rescan, nil},
 		}
 		for _, s := range steps {

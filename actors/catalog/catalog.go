@@ -242,7 +242,8 @@ func (st *buildState) claim(order []*candidate, n int) map[string]bool {
 			if claimed[winner] {
 				why = "in one source, a skill whose name equals its folder name wins, then the first found"
 			}
-			c.dup = &events.Diagnostic{File: c.b.file, Level: events.LevelWarn, Unserved: true, Version: c.b.ss.Files[0].Digest,
+			// Never shadowed silently: the collision is surfaced (SEP2640-R74).
+			c.dup = &events.Diagnostic{File: c.b.file, Level: events.LevelWarn, Unserved: true, Version: c.b.ss.Files[0].Digest, Rule: "SEP2640-R74",
 				Message: fmt.Sprintf("%s: duplicate skill %s (%s): the one from %s wins (%s); this one is not served",
 					c.b.file, sk.QualifiedName, sk.URI, winner, why)}
 			continue
@@ -486,7 +487,8 @@ func (f *findings) rule(rule string) {
 // (BR-01) and keys given more than once (ASF-R27).
 func (f *findings) parsing(fm *skill.Frontmatter) {
 	if fm.Fallback != "" {
-		f.note("", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.Fallback)
+		// Strict YAML loaders reject this frontmatter (ASF-R23).
+		f.note("ASF-R23", "strict YAML parsing failed (%s); the line-based key: value reading was used", fm.Fallback)
 	}
 	if len(fm.DupKeys) > 0 {
 		quoted := make([]string, len(fm.DupKeys))
@@ -842,10 +844,15 @@ func (b *Builder) next() *events.Catalog {
 	}
 	diags = append(diags, unmatchedOverrides(b.overrides.Overrides, skills)...)
 	b.logDiagnostics(diags)
-	if b.prev != nil && b.prev.Static == b.cfg.Static && sameSkills(b.prev.Skills, skills) && slices.Equal(b.prev.Diagnostics, diags) {
+	if b.prev != nil && b.prev.Static == b.cfg.Static && sameSkills(b.prev.Skills, skills) && slices.Equal(b.prev.Diagnostics, diags) &&
+		b.prev.ConfigSeq == b.cfg.Seq && b.prev.OverridesSeq == b.overrides.Seq {
 		return nil // a no-op rescan or reconcile tick: no new version
 	}
+	// A new configuration or override set takes a version even when it
+	// changes no skill: the config tools wait for the catalog built from
+	// it (events.Catalog.ConfigSeq).
 	cat := events.NewCatalog(version, b.cfg.Static, skills, diags)
+	cat.ConfigSeq, cat.OverridesSeq = b.cfg.Seq, b.overrides.Seq
 	b.prev = cat
 	return cat
 }

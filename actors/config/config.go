@@ -79,6 +79,10 @@ type Config struct {
 	WellKnown WellKnown
 	// GitHub configures the GitHub sources and their poller.
 	GitHub GitHub
+	// Listing is what the config tools show besides the sources: every
+	// entry of the three source lists, the config file's allowlists and
+	// staticMode (view.go).
+	Listing Listing
 }
 
 // Source list origins for [Config.ActiveSource].
@@ -242,9 +246,9 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 		}
 		return f
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
-		f.unusable = "cannot parse config file " + path + " (" + jsonProblem(b, err) + ")"
+	top, problem := parseConfigObject(b)
+	if problem != "" {
+		f.unusable = "config file " + path + " " + problem
 		f.unusableKeys = topKeys(b)
 		return f
 	}
@@ -256,6 +260,45 @@ func readConfigFile(path string, log *slog.Logger) configFile {
 	f.static = r.boolean("staticMode")
 	r.overrides(f.overrides)
 	return f
+}
+
+// parseConfigObject parses b, the config file's content, as the JSON
+// object it must be; blank content is an empty object. Otherwise problem
+// says why it is not one, in words for the person who edits the file and
+// without Go type names: "is not valid JSON (line 4, column 1: …)" or "is
+// not a JSON object (it is null)". Startup, the running server and the
+// config commands all read the file through it, so they agree.
+func parseConfigObject(b []byte) (top map[string]json.RawMessage, problem string) {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 {
+		return map[string]json.RawMessage{}, ""
+	}
+	err := json.Unmarshal(b, &top)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te):
+		return nil, "is not a JSON object (it is " + jsonKind(t[0]) + ")"
+	case err != nil:
+		return nil, "is not valid JSON (" + jsonProblem(b, err) + ")"
+	case top == nil:
+		return nil, "is not a JSON object (it is null)"
+	}
+	return top, ""
+}
+
+// jsonKind names the JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 // jsonProblem words err, the failure to parse the config file b, with the
@@ -505,12 +548,12 @@ func buildSources(entries []string, home, cwd string, cfg *Config, log *slog.Log
 	for _, e := range entries {
 		name, loc, ok := cutSourceName(e)
 		if !ok {
-			log.Warn(fmt.Sprintf("source %s skipped: %q is not a valid source name: use letters, digits, '.', '_' and '-', starting with a letter or digit, without \"__\" (a folder whose name has \"=\" is written ./%s)", e, name, e), "source", e)
+			log.Warn(fmt.Sprintf("source %s skipped: %q is not a valid source name: use letters, digits, '.', '_' and '-', starting with a letter or digit, without \"__\" (a folder whose name has \"=\" is written ./%s)", e, name, e), "source", e, "rule", events.RuleSourceRefused)
 			continue
 		}
 		if name != "" {
 			if first, dup := l.names[name]; dup {
-				log.Warn(fmt.Sprintf("source %s skipped: the name %q is already the source %s; each name once", e, name, first), "source", e)
+				log.Warn(fmt.Sprintf("source %s skipped: the name %q is already the source %s; each name once", e, name, first), "source", e, "rule", events.RuleSourceRefused)
 				continue
 			}
 			l.names[name] = e
@@ -580,11 +623,11 @@ func (l *sourceList) add(e, name, loc string) {
 	lower := strings.ToLower(loc)
 	switch {
 	case isGitHubSource(loc):
-		src, key, ok = l.gitHub(loc)
+		src, key, ok = l.gitHub(loc, e)
 	case schemeRe.MatchString(lower) && !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "http://"):
-		l.log.Warn(fmt.Sprintf("source skipped: unsupported scheme in %s: a source is a folder, a GitHub repository or an https:// publisher", e), "source", e)
+		l.log.Warn(fmt.Sprintf("source skipped: unsupported scheme in %s: a source is a folder, a GitHub repository or an https:// publisher", e), "source", e, "rule", events.RuleSourceRefused)
 	case strings.HasPrefix(lower, "https://") || strings.HasPrefix(lower, "http://"):
-		src, key, ok = l.wellKnown(loc)
+		src, key, ok = l.wellKnown(loc, e)
 	default:
 		src, key, ok = l.local(loc)
 	}
@@ -593,7 +636,7 @@ func (l *sourceList) add(e, name, loc string) {
 	}
 	if first, dup := l.seen[key]; dup {
 		if name != "" {
-			l.log.Warn(fmt.Sprintf("source %s skipped: it is the same source as %s (name that entry instead)", e, first), "source", e)
+			l.log.Warn(fmt.Sprintf("source %s skipped: it is the same source as %s (name that entry instead)", e, first), "source", e, "rule", events.RuleSourceRefused)
 		}
 		return
 	}
@@ -613,14 +656,15 @@ func (l *sourceList) add(e, name, loc string) {
 		}
 		src.Prefix = base + "-" + strconv.Itoa(n)
 		l.log.Warn("two sources with the same prefix: disambiguated, never shadowed silently; name them (name=source) to fix their prefixes",
-			"source", e, "prefix", base, "new_prefix", src.Prefix)
+			"source", e, "prefix", base, "new_prefix", src.Prefix, "rule", events.RulePrefixRenamed)
 	}
 	l.prefixes[src.Prefix] = true
 	src.ID = strconv.Itoa(len(l.out))
 	l.out = append(l.out, src)
 }
 
-// gitHub returns the source of the GitHub entry e and its key; ok is false
+// gitHub returns the source of the GitHub location e (of entry, as
+// written, which its warnings name) and its key; ok is false
 // (with a warning) when e does not parse, its owner is not allowlisted,
 // its cache folder is the publishers' or its repository is already listed
 // at another ref. Several subpaths of one repository at one ref are
@@ -628,20 +672,20 @@ func (l *sourceList) add(e, name, loc string) {
 // item 2); when a repository is named more than once at one ref, the prefix of a
 // subpath source is "owner-repo/<last subpath folder>", whatever the
 // order of the entries.
-func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
+func (l *sourceList) gitHub(e, entry string) (src events.Source, key string, ok bool) {
 	cfg, log := l.cfg, l.log
 	spec, err := ParseGitHubURL(e)
 	if err != nil {
-		log.Warn("GitHub source skipped: "+err.Error(), "source", e)
+		log.Warn("GitHub source skipped: "+err.Error(), "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	if !slices.Contains(cfg.GitHub.AllowedOwners, strings.ToLower(spec.Owner)) {
 		log.Warn(fmt.Sprintf("Blocked: GitHub source %s: owner %q is not allowlisted; set GITHUB_ALLOWED_ORGS or GITHUB_ALLOWED_USERS (or githubAllowedOrgs/githubAllowedUsers in %s) to serve it",
-			e, spec.Owner, cfg.ConfigPath), "source", e)
+			e, spec.Owner, cfg.ConfigPath), "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	if strings.EqualFold(filepath.Join(cfg.GitHub.CacheDir, spec.Owner), cfg.WellKnown.CacheDir) {
-		log.Warn("GitHub source skipped: its cache folder "+cfg.WellKnown.CacheDir+" is the publishers' cache (owner \"well-known\" under SKILLJACK_CACHE_DIR); unset SKILLJACK_CACHE_DIR to serve it", "source", e)
+		log.Warn("GitHub source skipped: its cache folder "+cfg.WellKnown.CacheDir+" is the publishers' cache (owner \"well-known\" under SKILLJACK_CACHE_DIR); unset SKILLJACK_CACHE_DIR to serve it", "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	src = events.Source{Location: e, Kind: events.SourceGitHub, GitHub: spec.ForEvent(), Prefix: skill.SanitizeSegment(spec.Prefix()),
@@ -654,7 +698,7 @@ func (l *sourceList) gitHub(e string) (src events.Source, key string, ok bool) {
 	repo := spec.Key()
 	if first, dup := l.githubSeen[repo]; dup && first.Ref != spec.Ref {
 		log.Warn(fmt.Sprintf("GitHub source %s skipped: repository %s/%s is already the source %s at %s (one ref per repository: its subpaths share one download)",
-			e, spec.Owner, spec.Repo, l.githubFirst[repo], refOrDefault(first.Ref)), "source", e)
+			e, spec.Owner, spec.Repo, l.githubFirst[repo], refOrDefault(first.Ref)), "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	} else if !dup {
 		l.githubSeen[repo], l.githubFirst[repo] = spec, e
@@ -669,19 +713,20 @@ func refOrDefault(ref string) string {
 	return ref
 }
 
-// wellKnown returns the source of the publisher entry e and its key; ok is
+// wellKnown returns the source of the publisher location e (of entry, as
+// written, which its warnings name) and its key; ok is
 // false (with a warning) when e does not parse or its origin is not
 // allowlisted.
-func (l *sourceList) wellKnown(e string) (src events.Source, key string, ok bool) {
+func (l *sourceList) wellKnown(e, entry string) (src events.Source, key string, ok bool) {
 	cfg := l.cfg
 	spec, err := ParseWellKnownURL(e, cfg.WellKnown.AllowHTTP)
 	if err != nil {
-		l.log.Warn("publisher source skipped: "+err.Error(), "source", e)
+		l.log.Warn("publisher source skipped: "+err.Error(), "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	if !slices.Contains(cfg.WellKnown.AllowedOrigins, spec.Origin) {
 		l.log.Warn(fmt.Sprintf("Blocked: publisher source %s: origin %s is not in WELL_KNOWN_ALLOWED_ORIGINS (or wellKnownAllowedOrigins in %s); add it to serve this publisher",
-			e, spec.Origin, cfg.ConfigPath), "source", e)
+			e, spec.Origin, cfg.ConfigPath), "source", entry, "rule", events.RuleSourceRefused)
 		return src, "", false
 	}
 	src = events.Source{Location: e, Kind: events.SourceWellKnown, Publisher: spec.ForEvent(), Prefix: spec.Prefix,

@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -83,11 +82,17 @@ type Actor struct {
 	seq, ovSeq   uint64
 	stamp        fileStamp
 	badStampSeen bool // the current stamp's file was reported as unusable
+	// fileProblem says why the config file on disk is not used while the
+	// last good configuration is served; "" once it is read again.
+	fileProblem string
 	// roots are the stdio client's workspace roots (set-client-roots,
 	// roots.go): never saved, served beside the configured sources.
 	roots []string
 	// served are the sources of the last SourcesConfigured.
 	served []events.Source
+	// viewSeq and lastView are the Seq and content of the last ConfigView.
+	viewSeq  uint64
+	lastView events.ConfigView
 }
 
 // New returns the config actor of opts.Config, the configuration of the
@@ -136,6 +141,7 @@ func (a *Actor) Run(ctx context.Context) error {
 	if err := events.Publish(a.pub, a.sourcesEvent()); err != nil {
 		return fmt.Errorf("publishing configured sources: %w", err)
 	}
+	a.publishView()
 	var tick <-chan time.Time
 	if a.live() {
 		a.stamp = statConfig(a.cfg.ConfigPath)
@@ -178,7 +184,9 @@ func (a *Actor) fileChanged() {
 	if reason := unusableConfig(path); reason != "" {
 		if !a.badStampSeen {
 			a.badStampSeen = true
-			a.log.Warn(fmt.Sprintf("config file %s %s; the last good configuration stays served and the file is left as it is: fix it by hand", path, reason), "path", path)
+			a.fileProblem = "config file " + path + " " + reason
+			a.log.Warn(a.fileProblem+"; the last good configuration stays served and the file is left as it is: fix it by hand", "path", path)
+			a.publishView()
 		}
 		return
 	}
@@ -187,7 +195,7 @@ func (a *Actor) fileChanged() {
 
 // unusableConfig says why the config file at path cannot be read as a
 // configuration, or "" when it can (a missing or empty file can: it means
-// the defaults).
+// the defaults); the words are [parseConfigObject]'s, as at startup.
 func unusableConfig(path string) string {
 	b, err := readRegularFile(path, MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -196,17 +204,8 @@ func unusableConfig(path string) string {
 	if err != nil {
 		return fmt.Sprintf("cannot be read (%v)", err)
 	}
-	if len(strings.TrimSpace(string(b))) == 0 {
-		return ""
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
-		return fmt.Sprintf("is not valid JSON (%v)", err)
-	}
-	if top == nil {
-		return "is not a JSON object (null)"
-	}
-	return ""
+	_, problem := parseConfigObject(b)
+	return problem
 }
 
 // apply re-reads the configuration and publishes what changed. A re-read
@@ -226,7 +225,8 @@ func (a *Actor) apply() {
 		next.Overrides = map[string]events.Override{}
 	}
 	prev := a.cfg
-	a.cfg = next
+	a.cfg, a.fileProblem = next, ""
+	defer a.publishView()
 	if !reflect.DeepEqual(prev.Sources, next.Sources) || !slices.Equal(prev.WellKnown.AllowedOrigins, next.WellKnown.AllowedOrigins) {
 		a.seq++
 		a.log.Info("configured sources changed", "seq", a.seq, "sources", len(next.Sources), "active_source", next.ActiveSource)
@@ -284,8 +284,26 @@ func (a *Actor) command(cmd events.ConfigCommand) events.ConfigApplied {
 		}
 		ans.Note = a.note(cmd)
 	}
-	ans.ConfigSeq, ans.OverridesSeq = a.seq, a.ovSeq
+	ans.ConfigSeq, ans.OverridesSeq, ans.ViewSeq = a.seq, a.ovSeq, a.viewSeq
 	return ans
+}
+
+// publishView publishes the [events.ConfigView] of the configuration held
+// when it differs from the last one published (view.go).
+func (a *Actor) publishView() {
+	v := view(a.cfg, 0)
+	if a.fileProblem != "" {
+		v.ConfigProblem = a.fileProblem
+	}
+	if a.viewSeq > 0 && reflect.DeepEqual(v, a.lastView) {
+		return
+	}
+	a.viewSeq++
+	a.lastView = v
+	v.Seq = a.viewSeq
+	if err := events.Publish(a.pub, v); err != nil {
+		a.log.Error("publishing the configuration view", "error", err)
+	}
 }
 
 // note says why a saved command does not change what is served now.

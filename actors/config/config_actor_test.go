@@ -33,6 +33,9 @@ type cfgRun struct {
 	logs     *eventstest.LogBuffer
 	commands chan *message.Message
 	seen     int // messages of pub already looked at
+	// views are the config.view messages published so far, which
+	// published leaves out (view_test.go checks them).
+	views []events.ConfigView
 }
 
 // startConfigActor starts the config actor of the configuration Resolve
@@ -68,10 +71,22 @@ func startConfigActor(t *testing.T, home string, env map[string]string, args ...
 	return r
 }
 
-// published returns the messages published since the last call.
+// published returns the messages published since the last call, except
+// the config views, which it appends to r.views.
 func (r *cfgRun) published() []*message.Message {
 	all := r.pub.All()
-	out := all[r.seen:]
+	var out []*message.Message
+	for _, m := range all[r.seen:] {
+		if m.Metadata.Get(events.MetadataName) == "ConfigView" {
+			v, err := events.Decode[events.ConfigView](m)
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			r.views = append(r.views, v)
+			continue
+		}
+		out = append(out, m)
+	}
 	r.seen = len(all)
 	return out
 }
@@ -211,7 +226,8 @@ func TestConfigActorFileEdit(t *testing.T) {
 
 // TestConfigActorCorruptFile: a config.json that stops being JSON gives one
 // warning naming the file, no new configuration, and the file is left
-// byte for byte; a command then backs it up and is refused; fixing the file
+// byte for byte; a command then backs it up (once, however many commands
+// are refused) and is refused; fixing the file
 // by hand is picked up (issue 11 item 4).
 func TestConfigActorCorruptFile(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -228,7 +244,8 @@ func TestConfigActorCorruptFile(t *testing.T) {
 		}
 		warns := 0
 		for _, l := range strings.Split(r.logs.String(), "\n") {
-			if strings.Contains(l, "level=WARN") && strings.Contains(l, r.path) && strings.Contains(l, "not valid JSON") {
+			// The startup wording: line and column (trial bug E).
+			if strings.Contains(l, "level=WARN") && strings.Contains(l, r.path) && strings.Contains(l, "not valid JSON (line 1, column ") {
 				warns++
 			}
 		}
@@ -238,6 +255,10 @@ func TestConfigActorCorruptFile(t *testing.T) {
 		if b, _ := os.ReadFile(r.path); string(b) != corrupt {
 			t.Errorf("config.json = %q, want it untouched %q", b, corrupt)
 		}
+		// The config tools' view says so too (trial bug E).
+		if v := r.views[len(r.views)-1]; !strings.Contains(v.ConfigProblem, r.path+" is not valid JSON (line 1, column ") {
+			t.Errorf("view's ConfigProblem = %q, want the file and where it broke", v.ConfigProblem)
+		}
 
 		ans, evs := r.command(events.ConfigCommand{ID: "c1", Op: events.ConfigAddAllowedOrg, Org: "acme"})
 		if ans.Error == "" || !strings.Contains(ans.Error, "copied to") || len(evs) != 0 {
@@ -245,6 +266,11 @@ func TestConfigActorCorruptFile(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(r.path); string(b) != corrupt {
 			t.Errorf("config.json = %q after the command, want it untouched", b)
+		}
+		// A second refused command backs the same content up no more
+		// (trial bug F).
+		if ans, _ := r.command(events.ConfigCommand{ID: "c2", Op: events.ConfigAddAllowedOrg, Org: "acme"}); !strings.Contains(ans.Error, "copied to") {
+			t.Errorf("second command on a corrupt file: %+v, want refused with the backup named", ans)
 		}
 		baks, _ := filepath.Glob(r.path + ".bak-*")
 		if len(baks) != 1 {
@@ -258,6 +284,9 @@ func TestConfigActorCorruptFile(t *testing.T) {
 		cfgs, _ := decodeAll(t, r.within(time.Second))
 		if len(cfgs) != 1 || cfgs[0].Seq != 2 {
 			t.Fatalf("after the fix: %+v, want one configuration, Seq 2", cfgs)
+		}
+		if v := r.views[len(r.views)-1]; v.ConfigProblem != "" {
+			t.Errorf("after the fix the view's ConfigProblem = %q, want none", v.ConfigProblem)
 		}
 	})
 }
@@ -316,6 +345,23 @@ func TestConfigActorCommands(t *testing.T) {
 				return events.ConfigCommand{Op: events.ConfigAddDirectory, Directory: filepath.Join(home, "lib")}
 			},
 			wantErr: "Already configured",
+		},
+		{
+			// trial bug F: the words of startup, no Go type names.
+			name: "a config file holding an array refuses a command in plain words",
+			file: `["~/lib"]`,
+			cmd: func(home string) events.ConfigCommand {
+				return events.ConfigCommand{Op: events.ConfigAddAllowedOrg, Org: "acme"}
+			},
+			wantErr: "config.json is not a JSON object (it is an array); it was left as it is and copied to",
+		},
+		{
+			name: "a config file holding null refuses a command",
+			file: `null`,
+			cmd: func(home string) events.ConfigCommand {
+				return events.ConfigCommand{Op: events.ConfigAddAllowedOrg, Org: "acme"}
+			},
+			wantErr: "config.json is not a JSON object (it is null); it was left",
 		},
 		{
 			name: "add-directory refuses a folder that does not exist",

@@ -201,7 +201,22 @@ func TestLoadConfig(t *testing.T) {
 			name:       "invalid config file means defaults and a warning",
 			configJSON: `{"skillDirectories": [`,
 			want:       config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
-			wantLog:    []string{"cannot parse config file"},
+			wantLog:    []string{"is not valid JSON (line 1, column 22"},
+		},
+		{
+			// trial bug F: null was silently the defaults; an array gave
+			// Go internals. Both are a warning naming the file.
+			name:       "a config file holding null is not an object",
+			configJSON: `null`,
+			want:       config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			wantLog:    []string{"config.json is not a JSON object (it is null); nothing in it is used"},
+		},
+		{
+			name:       "a config file holding an array is not an object",
+			configJSON: `["~/skills"]`,
+			want:       config.Config{Sources: []events.Source{bundledSource()}, ActiveSource: "none"},
+			wantLog:    []string{"config.json is not a JSON object (it is an array); nothing in it is used"},
+			notLog:     []string{"Go value", "unmarshal"},
 		},
 		{
 			// issue 13 item 9: name=source fixes the prefix, whatever the
@@ -251,7 +266,7 @@ func TestLoadConfig(t *testing.T) {
 			args:       []string{"/abs/lib"},
 			configJSON: "{\n  \"skillDirectories\": [\"/abs/team\"],\n  \"skillInvocationOverrides\": {},\n}\n",
 			want:       config.Config{Sources: []events.Source{local("0", "/abs/lib", "lib"), bundledSource()}, ActiveSource: "cli"},
-			wantLog: []string{"cannot parse config file", "line 4, column 1", "trailing comma", "ignored: skillDirectories, skillInvocationOverrides",
+			wantLog: []string{"is not valid JSON (line 4, column 1", "trailing comma", "ignored: skillDirectories, skillInvocationOverrides",
 				"serving the sources given on the command line"},
 		},
 		{
@@ -295,7 +310,7 @@ func TestLoadConfig(t *testing.T) {
 			}
 			tc.want.ConfigPath = cfgPath
 			tc.want.Overrides = map[string]events.Override{}
-			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(config.Config{}, "WellKnown", "GitHub")); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(config.Config{}, "WellKnown", "GitHub", "Listing")); diff != "" {
 				t.Errorf("Resolve mismatch (-want +got):\n%s", diff)
 			}
 			for _, s := range tc.wantLog {

@@ -28,8 +28,9 @@ import (
 //     ~/.skilljack that is a link refuses the command (edit the link's
 //     target by hand);
 //   - a file that exists but is not a JSON object is never overwritten: the
-//     command copies it to config.json.bak-<UTC time> and is refused, so
-//     the user's text survives and they choose what to keep. An empty file
+//     command copies it to config.json.bak-<UTC time> (once per content: a
+//     backup holding the same bytes is reused) and is refused, so the
+//     user's text survives and they choose what to keep. An empty file
 //     counts as {}.
 
 // errConfigRefused marks a command refused because of the state of the
@@ -59,33 +60,31 @@ func (e configEdit) readConfigObject(path string) (map[string]json.RawMessage, e
 	if err != nil {
 		return nil, fmt.Errorf("%w: cannot read %s: %v", errConfigRefused, path, err)
 	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return map[string]json.RawMessage{}, nil
-	}
-	var top map[string]json.RawMessage
-	perr := json.Unmarshal(b, &top)
-	if perr == nil && top == nil {
-		perr = errors.New("it is null, not an object")
-	}
-	if perr != nil {
+	top, problem := parseConfigObject(b)
+	if problem != "" {
 		bak, berr := e.backup(path, b)
 		if berr != nil {
-			return nil, fmt.Errorf("%w: %s is not a JSON object (%v) and could not be backed up (%v); fix or remove it by hand", errConfigRefused, path, perr, berr)
+			return nil, fmt.Errorf("%w: %s %s and could not be backed up (%v); fix or remove it by hand", errConfigRefused, path, problem, berr)
 		}
-		return nil, fmt.Errorf("%w: %s is not a JSON object (%v); it was left as it is and copied to %s; fix or remove it, then try again", errConfigRefused, path, perr, bak)
+		return nil, fmt.Errorf("%w: %s %s; it was left as it is and copied to %s; fix or remove it, then try again", errConfigRefused, path, problem, bak)
 	}
 	return top, nil
 }
 
 // backup copies data, the unparseable content of the config file at path,
 // to a new file beside it named config.json.bak-<UTC time>, and returns its
-// path.
+// path. When a backup beside it already holds data, that one is returned
+// and none is made: each refused command would otherwise leave one more
+// copy of the same broken text.
 func (e configEdit) backup(path string, data []byte) (string, error) {
 	root, err := openConfigFolder(filepath.Dir(path), false)
 	if err != nil {
 		return "", err
 	}
 	defer root.Close()
+	if name := sameBackup(root, filepath.Base(path)+".bak-", data); name != "" {
+		return filepath.Join(filepath.Dir(path), name), nil
+	}
 	base := filepath.Base(path) + ".bak-" + e.now().UTC().Format("20060102T150405Z")
 	for i := 0; ; i++ {
 		name := base
@@ -109,6 +108,33 @@ func (e configEdit) backup(path string, data []byte) (string, error) {
 		}
 		return filepath.Join(filepath.Dir(path), name), nil
 	}
+}
+
+// sameBackup returns the name of a regular file in root named prefix…
+// that holds exactly data, or "". Links are not followed and files larger
+// than data are not read.
+func sameBackup(root *os.Root, prefix string, data []byte) string {
+	dir, err := root.Open(".")
+	if err != nil {
+		return ""
+	}
+	entries, err := dir.ReadDir(-1)
+	dir.Close()
+	if err != nil {
+		return ""
+	}
+	for _, de := range entries {
+		if !strings.HasPrefix(de.Name(), prefix) || !de.Type().IsRegular() {
+			continue
+		}
+		if fi, err := de.Info(); err != nil || fi.Size() != int64(len(data)) {
+			continue
+		}
+		if b, err := root.ReadFile(de.Name()); err == nil && bytes.Equal(b, data) {
+			return de.Name()
+		}
+	}
+	return ""
 }
 
 // openConfigFolder opens dir, the config file's folder, as an [os.Root],
@@ -340,13 +366,16 @@ func editList(top map[string]json.RawMessage, key string, edit func([]json.RawMe
 	return nil
 }
 
-// editSet adds v to the list under key unless an entry is the same, or
-// removes every entry that is; removing what is not there is an error.
+// editSet adds v to the list under key, or removes every entry that is the
+// same; adding what is there ("Already allowed") and removing what is not
+// are errors.
 func editSet(top map[string]json.RawMessage, key, v string, same func(json.RawMessage) bool, add bool) error {
 	return editList(top, key, func(list []json.RawMessage) ([]json.RawMessage, error) {
 		if add {
-			if slices.ContainsFunc(list, same) {
-				return list, nil
+			// Compared case-insensitively (reference §1.2), and refused as
+			// add-directory refuses a duplicate, not answered "Added".
+			if i := slices.IndexFunc(list, same); i >= 0 {
+				return nil, fmt.Errorf("%s: Already allowed (%s holds %s)", v, key, list[i])
 			}
 			return append(slices.Clone(list), jsonString(v)), nil
 		}

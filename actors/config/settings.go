@@ -104,6 +104,15 @@ type Settings struct {
 type Warning struct {
 	Message string
 	Args    []any
+	// Source is the source entry as written that the warning is about, ""
+	// when it is about no one source.
+	Source string
+	// Rule is the project rule ID the warning cites ([events.Rules]), ""
+	// for none. A warning citing [events.RuleSourceRefused] refuses Source.
+	Rule string
+	// UnknownFlag is the flag the warning says is unknown, "" otherwise:
+	// validate and list refuse it as a usage error.
+	UnknownFlag string
 }
 
 // Tables of the README a [Setting] is listed in.
@@ -561,7 +570,9 @@ func Load(opts LoadOptions) (Settings, []Warning, error) {
 		_, err := os.Stat(resolvePath(p, home, cwd))
 		return err == nil
 	}
-	cl, warnings := parseCommandLine(opts.Args, table, exists)
+	args, placeholders := dropPlaceholderArgs(opts.Args)
+	cl, warnings := parseCommandLine(args, table, exists)
+	warnings = append(placeholders, warnings...)
 	st, more, err := load(table, cl, ResolveOptions{Getenv: opts.Getenv, Home: opts.Home, Cwd: opts.Cwd})
 	return st, append(warnings, more...), err
 }
@@ -611,7 +622,7 @@ func parseCommandLine(args []string, table []Setting, exists func(string) bool) 
 		j := slices.IndexFunc(table, func(s Setting) bool { return s.Flag != "" && (s.Flag == name || s.Alias == name) })
 		if j < 0 {
 			// Only the name: the value may be a secret (issue 10: secrets).
-			warnings = append(warnings, Warning{Message: fmt.Sprintf("unknown flag %q ignored", name)})
+			warnings = append(warnings, Warning{Message: fmt.Sprintf("unknown flag %q ignored", name), UnknownFlag: name})
 			continue
 		}
 		s := table[j]
@@ -675,6 +686,10 @@ func load(table []Setting, cl commandLine, opts ResolveOptions) (Settings, []War
 		return Settings{}, nil, err
 	}
 	var warnings []Warning
+	// An empty variable is unset (each parser's empty), and so is one
+	// holding a literal ${...} placeholder, with a warning (issue 15).
+	var placeholders []Warning
+	getenv = placeholderEnv(getenv, &placeholders)
 	st := Settings{Validate: cl.validate}
 	st.Config.ConfigPath = filepath.Join(home, ".skilljack", "config.json")
 	file := readConfigFile(st.Config.ConfigPath, slog.New(warningHandler{&warnings}))
@@ -683,7 +698,9 @@ func load(table []Setting, cl commandLine, opts ResolveOptions) (Settings, []War
 			warnings = append(warnings, resolveSetting(&st, s, candidates(s, cl, getenv, file))...)
 		}
 	}
+	warnings = append(warnings, placeholders...)
 	warnings = append(warnings, derive(&st, file, home, cwd)...)
+	st.Config.Listing = newListing(cl, getenv, file, home, cwd)
 	return st, warnings, nil
 }
 
@@ -836,6 +853,12 @@ func (h warningHandler) Handle(_ context.Context, r slog.Record) error {
 	w := Warning{Message: r.Message}
 	r.Attrs(func(a slog.Attr) bool {
 		w.Args = append(w.Args, a.Key, a.Value.Any())
+		switch a.Key {
+		case "source":
+			w.Source = a.Value.String()
+		case "rule":
+			w.Rule = a.Value.String()
+		}
 		return true
 	})
 	*h.out = append(*h.out, w)

@@ -16,12 +16,14 @@ import (
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
-// DefaultDebounce is how long the notifier holds a resource URI's
-// update before sending it. Saving a file is often several writes (an
-// editor's temp file and rename, a formatter run on save) that the
-// watcher's 500 ms window can split over two catalog versions; 100 ms
-// merges those into one notice per URI, so a subscriber re-reads once,
-// while staying well under the delay a person notices after saving.
+// DefaultDebounce is the notifier's per-URI window. The first change of a
+// URI is sent at once (the watcher has already waited out its own 500 ms
+// burst window, so holding it again only adds latency); further changes of
+// that URI within the window after a notice are held and sent together at
+// the window's end. Saving a file is often several writes (an editor's
+// temp file and rename, a formatter run on save) that the watcher's window
+// can split over two catalog versions: a subscriber then hears of the URI
+// at most twice per window, never once per version.
 const DefaultDebounce = 100 * time.Millisecond
 
 // Inboxes are the subscriptions a [Notifier] reads.
@@ -32,8 +34,9 @@ type Inboxes struct {
 
 // Options configure a [Notifier]. A nil *Options means defaults.
 type Options struct {
-	// Debounce is how long an update of one URI is held: changes of that
-	// URI within the window are sent once, at its end. If zero, defaults to
+	// Debounce is the per-URI window: after a notice for a URI, its further
+	// changes within the window are sent once, at the window's end; a change
+	// outside any window is sent at once. If zero, defaults to
 	// [DefaultDebounce].
 	Debounce time.Duration
 	// Logger receives the notifier's log lines. If nil, they are discarded.
@@ -55,6 +58,7 @@ type Notifier struct {
 	// State owned by Run.
 	prev    *events.Catalog
 	pending map[string]pendingUpdate
+	sentAt  map[string]time.Time // URIs sent less than a window ago
 }
 
 // pendingUpdate is one URI's update waiting for its debounce window to end.
@@ -91,9 +95,11 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Notifier {
 // ([events.Handle]). A catalog whose Version is not above the one held is
 // dropped. For a newer one, every served file URI whose digest changed or
 // that vanished, plus [events.IndexURI] when the index's body changed
-// ([indexChanged]), starts a debounce window of its own unless one is
-// already open; nothing for the first catalog. When windows end, their URIs
-// are published together as one [events.ResourcesUpdated] (sorted), with
+// ([indexChanged]), is sent at once unless it was sent less than a window
+// ago (then it is held until that window ends: one notice however many
+// versions changed it meanwhile) or it vanished (held one window, in case
+// it comes back); nothing for the first catalog. URIs due
+// together are published as one [events.ResourcesUpdated] (sorted), with
 // Version the newest catalog version any of them changed in, so the facade
 // sends them only once it serves that version, and with Gone those that
 // the newest catalog serves no more, nor the skill that last served them
@@ -102,6 +108,7 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Notifier {
 // its one timer and starts no goroutine.
 func (n *Notifier) Run(ctx context.Context) error {
 	n.pending = map[string]pendingUpdate{}
+	n.sentAt = map[string]time.Time{}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -157,16 +164,32 @@ func (n *Notifier) Run(ctx context.Context) error {
 		if len(changes) == 0 {
 			continue
 		}
-		due := time.Now().Add(n.debounce)
-		for _, c := range changes {
-			p, held := n.pending[c.uri]
-			if !held {
-				p.due = due
-			}
-			p.version, p.skill = next.Version, c.skill
-			n.pending[c.uri] = p
-		}
+		now := time.Now()
+		n.hold(changes, next, now)
+		n.flush(now)
 		arm()
+	}
+}
+
+// hold records the changes of catalog next: a URI already held keeps its
+// due time; a URI next no longer serves is due a window from now (it may
+// be back by then: an editor's rename, a folder moved and restored, and its
+// subscribers then keep their subscriptions); one sent less than a window
+// ago is due when that window ends; any other is due now.
+func (n *Notifier) hold(changes []change, next *events.Catalog, now time.Time) {
+	for _, c := range changes {
+		p, held := n.pending[c.uri]
+		if !held {
+			p.due = now
+			if at, ok := n.sentAt[c.uri]; ok && now.Sub(at) < n.debounce {
+				p.due = at.Add(n.debounce)
+			}
+			if _, served := next.File(c.uri); !served && c.uri != events.IndexURI {
+				p.due = now.Add(n.debounce)
+			}
+		}
+		p.version, p.skill = next.Version, c.skill
+		n.pending[c.uri] = p
 	}
 }
 
@@ -185,6 +208,12 @@ func (n *Notifier) flush(now time.Time) {
 			ev.Gone = append(ev.Gone, u)
 		}
 		delete(n.pending, u)
+		n.sentAt[u] = now
+	}
+	for u, at := range n.sentAt {
+		if now.Sub(at) >= n.debounce {
+			delete(n.sentAt, u)
+		}
 	}
 	if len(ev.URIs) == 0 {
 		return

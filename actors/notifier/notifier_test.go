@@ -101,6 +101,8 @@ func TestNotifier(t *testing.T) {
 	v4 := notifierCatalog(4, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2", "b/SKILL.md": "b"}, "a", "b")
 	v5 := notifierCatalog(5, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2"}, "a")
 	v6 := notifierCatalog(6, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2", "c/SKILL.md": "c"}, "a", "c")
+	v7 := notifierCatalog(7, map[string]string{"a/SKILL.md": "a", "a/x.md": "x2", "a/y.md": "y2", "b/SKILL.md": "b"}, "a", "b")
+	v8 := notifierCatalog(8, map[string]string{"a/SKILL.md": "a", "a/x.md": "x8", "a/y.md": "y8", "b/SKILL.md": "b"}, "a", "b")
 	type step = notifierStep
 	type sent = notice
 	tests := []struct {
@@ -109,41 +111,54 @@ func TestNotifier(t *testing.T) {
 		want  []sent
 	}{
 		{
-			name:  "two changes of one URI within the window: one notice, newest version",
+			name:  "a change is sent at once; a second within the window waits for its end",
 			steps: []step{{0, v1}, {0, v2}, {d / 2, v3}},
-			want:  []sent{{d, events.ResourcesUpdated{Version: 3, URIs: []string{"skill://skills/a/x.md"}}}},
-		},
-		{
-			name:  "a change after the window: a second notice",
-			steps: []step{{0, v1}, {0, v2}, {d * 2, v3}},
 			want: []sent{
-				{d, events.ResourcesUpdated{Version: 2, URIs: []string{"skill://skills/a/x.md"}}},
-				{3 * d, events.ResourcesUpdated{Version: 3, URIs: []string{"skill://skills/a/x.md"}}},
+				{0, events.ResourcesUpdated{Version: 2, URIs: []string{"skill://skills/a/x.md"}}},
+				{d, events.ResourcesUpdated{Version: 3, URIs: []string{"skill://skills/a/x.md"}}},
 			},
 		},
 		{
-			name:  "windows of two URIs end apart",
+			name:  "a change after the window: sent at once too",
+			steps: []step{{0, v1}, {0, v2}, {d * 2, v3}},
+			want: []sent{
+				{0, events.ResourcesUpdated{Version: 2, URIs: []string{"skill://skills/a/x.md"}}},
+				{2 * d, events.ResourcesUpdated{Version: 3, URIs: []string{"skill://skills/a/x.md"}}},
+			},
+		},
+		{
+			name:  "a vanished file waits one window (it may come back); a changed one does not",
 			steps: []step{{0, v1}, {0, v2}, {d / 2, v4}},
 			want: []sent{
-				{d, events.ResourcesUpdated{Version: 2, URIs: []string{"skill://skills/a/x.md"}}},
+				{0, events.ResourcesUpdated{Version: 2, URIs: []string{"skill://skills/a/x.md"}}},
 				{d + d/2, events.ResourcesUpdated{Version: 4, URIs: []string{"skill://skills/a/y.md"}}},
 			},
 		},
 		{
 			name:  "URIs due together share a notice",
-			steps: []step{{0, v1}, {0, v2}, {0, v4}},
-			want:  []sent{{d, events.ResourcesUpdated{Version: 4, URIs: []string{"skill://skills/a/x.md", "skill://skills/a/y.md"}}}},
+			steps: []step{{0, v1}, {0, v7}},
+			want:  []sent{{0, events.ResourcesUpdated{Version: 7, URIs: []string{"skill://skills/a/x.md", "skill://skills/a/y.md"}}}},
+		},
+		{
+			name:  "held URIs due together share a notice",
+			steps: []step{{0, v1}, {0, v7}, {d / 2, v8}},
+			want: []sent{
+				{0, events.ResourcesUpdated{Version: 7, URIs: []string{"skill://skills/a/x.md", "skill://skills/a/y.md"}}},
+				{d, events.ResourcesUpdated{Version: 8, URIs: []string{"skill://skills/a/x.md", "skill://skills/a/y.md"}}},
+			},
 		},
 		{
 			name:  "vanished skill: its files and the index",
 			steps: []step{{0, v4}, {0, v5}},
-			want: []sent{{d, events.ResourcesUpdated{Version: 5, URIs: []string{"skill://index.json", "skill://skills/b/SKILL.md"},
-				Gone: []string{"skill://skills/b/SKILL.md"}}}},
+			want: []sent{
+				{0, events.ResourcesUpdated{Version: 5, URIs: []string{"skill://index.json"}}},
+				{d, events.ResourcesUpdated{Version: 5, URIs: []string{"skill://skills/b/SKILL.md"}, Gone: []string{"skill://skills/b/SKILL.md"}}},
+			},
 		},
 		{
 			name:  "added skill: the index only",
 			steps: []step{{0, v5}, {0, v6}},
-			want:  []sent{{d, events.ResourcesUpdated{Version: 6, URIs: []string{"skill://index.json"}}}},
+			want:  []sent{{0, events.ResourcesUpdated{Version: 6, URIs: []string{"skill://index.json"}}}},
 		},
 		{
 			name:  "stale and repeated versions are dropped; the first catalog sends nothing",
@@ -160,7 +175,7 @@ func TestNotifier(t *testing.T) {
 }
 
 // TestNotifierDebounceOption checks that NotifierOptions.Debounce sets the
-// window.
+// window: the first change goes at once, the next one a window later.
 func TestNotifierDebounceOption(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
@@ -171,12 +186,18 @@ func TestNotifierDebounceOption(t *testing.T) {
 		go n.Run(ctx)
 		v1 := notifierCatalog(1, map[string]string{"a/SKILL.md": "a"}, "a")
 		v2 := notifierCatalog(2, map[string]string{"a/SKILL.md": "a2"}, "a")
+		v3 := notifierCatalog(3, map[string]string{"a/SKILL.md": "a3"}, "a")
+		start := time.Now()
 		in <- eventstest.Encode(t, events.CatalogChanged{Catalog: v1})
 		in <- eventstest.Encode(t, events.CatalogChanged{Catalog: v2})
-		start := time.Now()
+		<-pub.C
+		if got := time.Since(start); got != 0 {
+			t.Errorf("first notice sent after %v, want at once", got)
+		}
+		in <- eventstest.Encode(t, events.CatalogChanged{Catalog: v3})
 		<-pub.C
 		if got := time.Since(start); got != time.Second {
-			t.Errorf("notice sent after %v, want 1s", got)
+			t.Errorf("second notice sent after %v, want 1s (the window)", got)
 		}
 	})
 }
@@ -218,12 +239,12 @@ func TestNotifierIndexAndGone(t *testing.T) {
 		{
 			name:  "SKILL.md edited: it and the index (its digest is in the index)",
 			steps: []notifierStep{{0, v1}, {0, with(2, func(f map[string]string) { f["a/SKILL.md"] = "a2" }, "a", "b")}},
-			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{index, aMD}}}},
+			want:  []notice{{0, events.ResourcesUpdated{Version: 2, URIs: []string{index, aMD}}}},
 		},
 		{
 			name:  "supporting file edited: not the index",
 			steps: []notifierStep{{0, v1}, {0, with(2, func(f map[string]string) { f["b/y.md"] = "y2" }, "a", "b")}},
-			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{bY}}}},
+			want:  []notice{{0, events.ResourcesUpdated{Version: 2, URIs: []string{bY}}}},
 		},
 		{
 			name:  "file removed from a skill that stays: listed, not Gone",
@@ -233,31 +254,39 @@ func TestNotifierIndexAndGone(t *testing.T) {
 		{
 			name:  "skill removed: its files Gone, and the index",
 			steps: []notifierStep{{0, v1}, {0, with(2, nil, "a")}},
-			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{index, bMD, bY}, Gone: []string{bMD, bY}}}},
+			want: []notice{
+				{0, events.ResourcesUpdated{Version: 2, URIs: []string{index}}},
+				{d, events.ResourcesUpdated{Version: 2, URIs: []string{bMD, bY}, Gone: []string{bMD, bY}}},
+			},
 		},
 		{
 			name:  "skill removed and back within the window: nothing Gone",
 			steps: []notifierStep{{0, v1}, {0, with(2, nil, "a")}, {d / 2, with(3, nil, "a", "b")}},
-			want:  []notice{{d, events.ResourcesUpdated{Version: 3, URIs: []string{index, bMD, bY}}}},
+			want: []notice{
+				{0, events.ResourcesUpdated{Version: 2, URIs: []string{index}}},
+				{d, events.ResourcesUpdated{Version: 3, URIs: []string{index, bMD, bY}}},
+			},
 		},
 		{
 			name: "skill back after its notice: the next notice lists no Gone",
 			steps: []notifierStep{{0, v1}, {0, with(2, nil, "a")}, {2 * d, with(3, nil, "a", "b")},
 				{0, with(4, func(f map[string]string) { f["b/y.md"] = "y2" }, "a", "b")}},
 			want: []notice{
-				{d, events.ResourcesUpdated{Version: 2, URIs: []string{index, bMD, bY}, Gone: []string{bMD, bY}}},
-				{3 * d, events.ResourcesUpdated{Version: 4, URIs: []string{index, bY}}},
+				{0, events.ResourcesUpdated{Version: 2, URIs: []string{index}}},
+				{d, events.ResourcesUpdated{Version: 2, URIs: []string{bMD, bY}, Gone: []string{bMD, bY}}},
+				{2 * d, events.ResourcesUpdated{Version: 3, URIs: []string{index}}},
+				{2 * d, events.ResourcesUpdated{Version: 4, URIs: []string{bY}}},
 			},
 		},
 		{
 			name:  "skill taken out of skills/list: the index only",
 			steps: []notifierStep{{0, v1}, {0, alter(v1, 2, 1, func(s *events.Skill) { s.Listed = false })}},
-			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{index}}}},
+			want:  []notice{{0, events.ResourcesUpdated{Version: 2, URIs: []string{index}}}},
 		},
 		{
 			name:  "description changed with the same SKILL.md digest (an override): the index only",
 			steps: []notifierStep{{0, v1}, {0, alter(v1, 2, 0, func(s *events.Skill) { s.Description = "new" })}},
-			want:  []notice{{d, events.ResourcesUpdated{Version: 2, URIs: []string{index}}}},
+			want:  []notice{{0, events.ResourcesUpdated{Version: 2, URIs: []string{index}}}},
 		},
 		{
 			name: "a flag the index does not show, and surrounding blanks of a description: nothing",
@@ -299,8 +328,9 @@ func TestNotifierNestedSkillGone(t *testing.T) {
 	})
 	all := []string{"skill://skills/o/SKILL.md", "skill://skills/o/i/SKILL.md", "skill://skills/o/i/r.md"}
 	want := []notice{
-		{d, events.ResourcesUpdated{Version: 2, URIs: []string{events.IndexURI}}},
-		{3 * d, events.ResourcesUpdated{Version: 3, URIs: append([]string{events.IndexURI}, all...), Gone: all}},
+		{0, events.ResourcesUpdated{Version: 2, URIs: []string{events.IndexURI}}},
+		{2 * d, events.ResourcesUpdated{Version: 3, URIs: []string{events.IndexURI}}},
+		{3 * d, events.ResourcesUpdated{Version: 3, URIs: all, Gone: all}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("notices mismatch (-want +got):\n%s", diff)

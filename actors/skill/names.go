@@ -1,6 +1,8 @@
 package skill
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"strings"
@@ -99,12 +101,20 @@ func Path(prefix, relDir, name string) string {
 }
 
 // QualifiedName is the qualified name of the skill at skillPath: its
-// segments, each through [SanitizeSegment], empty ones dropped, joined by
-// "__".
+// segments, each through [SanitizeSegment], joined by "__". A segment that
+// sanitizes to nothing although it had characters (a name written only in
+// other scripts: "日本語", "한국어") becomes "u" and the first 8 hex digits of
+// its SHA-256, so that two such skills in one folder keep distinct names
+// instead of one hiding the other; empty segments are dropped.
 func QualifiedName(skillPath string) string {
 	var qn []string
-	for s := range strings.SplitSeq(skillPath, "/") {
-		if s = SanitizeSegment(s); s != "" {
+	for seg := range strings.SplitSeq(skillPath, "/") {
+		s := SanitizeSegment(seg)
+		if s == "" && strings.TrimSpace(seg) != "" && strings.Trim(seg, "-") != "" {
+			sum := sha256.Sum256([]byte(seg))
+			s = "u" + hex.EncodeToString(sum[:4])
+		}
+		if s != "" {
 			qn = append(qn, s)
 		}
 	}

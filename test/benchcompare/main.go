@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -145,6 +146,12 @@ func run(c config) error {
 
 	res := map[string]*results{"ours": newResults(), "reference": newResults()}
 	for r := 1; r <= c.rounds; r++ {
+		d, err := readEverySkillMD(c.corpus)
+		if err != nil {
+			return fmt.Errorf("round %d reading every SKILL.md: %w", r, err)
+		}
+		res["ours"].add(rowReadMD, ms(d))
+		res["reference"].notes[rowReadMD] = "– (the same files)"
 		if !c.noFirst {
 			home := fmt.Sprintf("%s-first-%d", c.oursHome, r)
 			first := server{name: "ours", argv: ours.argv, env: cleanEnv(home)}
@@ -165,6 +172,23 @@ func run(c config) error {
 	res["reference"].samples[rowFirst] = res["reference"].samples[rowInit]
 	report(os.Stdout, c, res)
 	return nil
+}
+
+// readEverySkillMD times reading every SKILL.md under corpus once (the
+// first-start goal's yardstick: a first start should cost at most twice
+// this), walking the tree as discovery would, without following links.
+func readEverySkillMD(corpus string) (time.Duration, error) {
+	t := time.Now()
+	err := filepath.WalkDir(corpus, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && d.Name() == "SKILL.md" {
+			_, err = os.ReadFile(p)
+		}
+		return err
+	})
+	return time.Since(t), err
 }
 
 func progress(format string, a ...any) {
@@ -374,6 +398,7 @@ func cpu(pid int) (time.Duration, error) {
 const (
 	rowInit = iota
 	rowFirst
+	rowReadMD
 	rowRSS
 	rowPageCold
 	rowPageWarm
@@ -382,6 +407,7 @@ const (
 	rowRead
 	rowEditMed
 	rowEditP99
+	rowEditCPU
 	rowExit
 	rowCPUInit
 	rowCPU
@@ -392,6 +418,7 @@ const (
 var rows = [nRows]struct{ label, unit string }{
 	rowInit:     {"spawn → initialize result, warm cache", "ms"},
 	rowFirst:    {"spawn → initialize result, first start (empty HOME)", "ms"},
+	rowReadMD:   {"yardstick: read every SKILL.md once (warm page cache)", "ms"},
 	rowRSS:      {"peak RSS at initialize (VmHWM)", "MiB"},
 	rowPageCold: {"first skills/list page, cold (1st after initialize)", "ms"},
 	rowPageWarm: {"first skills/list page, warm (median of repeats)", "ms"},
@@ -400,6 +427,7 @@ var rows = [nRows]struct{ label, unit string }{
 	rowRead:     {"resources/read per call (median, every file)", "ms"},
 	rowEditMed:  {"edit → notifications/resources/updated, median", "ms"},
 	rowEditP99:  {"edit → notifications/resources/updated, p99", "ms"},
+	rowEditCPU:  {"CPU (user+sys) per edit, over the edit loop", "ms"},
 	rowExit:     {"exit after stdin closes", "ms"},
 	rowCPUInit:  {"CPU (user+sys) spawn → initialize result", "s"},
 	rowCPU:      {"CPU (user+sys) whole session: init, list, get, read all", "s"},
@@ -801,15 +829,24 @@ func (r *sessionRun) edit() error {
 	case !r.subscribe:
 		editNote = "– (no resources.subscribe)"
 	default:
+		before, err := cpu(r.pid)
+		if err != nil {
+			return err
+		}
 		lat, err := edits(r.c, r.p, r.files)
+		if err != nil {
+			return err
+		}
+		after, err := cpu(r.pid)
 		if err != nil {
 			return err
 		}
 		r.res.add(rowEditMed, median(durs(lat)))
 		r.res.add(rowEditP99, p99(durs(lat)))
+		r.res.add(rowEditCPU, ms(after-before)/float64(len(lat)))
 		editNote = fmt.Sprintf("(%d edits per round)", len(lat))
 	}
-	r.res.notes[rowEditMed], r.res.notes[rowEditP99] = editNote, editNote
+	r.res.notes[rowEditMed], r.res.notes[rowEditP99], r.res.notes[rowEditCPU] = editNote, editNote, editNote
 	return nil
 }
 
