@@ -44,17 +44,18 @@ func (f *Facade) listResources(req *mcp.ListResourcesRequest) (*mcp.ListResource
 	if req.Params != nil {
 		cursor = req.Params.Cursor
 	}
-	start, err := afterCursor(cursor, len(s.resources), func(i int) string { return s.resources[i].URI })
+	list := s.resourceList()
+	start, err := afterCursor(cursor, len(list), func(i int) string { return list[i].URI })
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+resourcesPageSize, len(s.resources))
+	end := min(start+resourcesPageSize, len(list))
 	res := &mcp.ListResourcesResult{
-		Resources: slices.Clone(s.resources[start:end]),
+		Resources: slices.Clone(list[start:end]),
 		Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"},
 	}
-	if end < len(s.resources) {
-		res.NextCursor = encodeCursor(s.resources[end-1].URI)
+	if end < len(list) {
+		res.NextCursor = encodeCursor(list[end-1].URI)
 	}
 	return res, nil
 }

@@ -164,7 +164,7 @@ type Facade struct {
 	synced     bool
 	regVersion uint64
 	reg        registrations
-	regList    []*mcp.Resource // resources/list content last announced (a snapshot's, never modified)
+	regSnap    *snapshot // the snapshot whose resources/list content was last announced
 
 	// subGate is held for reading while the SDK records a subscription
 	// (from the subscribe handler until the SDK's own bookkeeping is done)
@@ -704,15 +704,26 @@ func (f *Facade) syncLocked() {
 	// skill://index.json is registered as a plain resource so that replacing
 	// it triggers notifications/resources/list_changed; resources/list and
 	// resources/read are answered from the snapshot.
-	if first || !sameResources(f.regList, s.resources) {
+	if first {
+		srv.AddResource(indexResource(), f.readResourceHandler)
+		// The first snapshot's views are built a moment after the first
+		// initialize, not before it, nor while the first requests and the
+		// revalidation of a persisted catalog run (issue 12); the next
+		// catalog reuses them.
+		time.AfterFunc(viewsDelay, s.ensureViews)
+	} else if !sameResources(f.regSnap.resourceList(), s.resourceList()) {
 		srv.AddResource(indexResource(), f.readResourceHandler)
 	}
-	f.regList = s.resources
+	f.regSnap = s
 	select {
 	case f.syncedCh <- struct{}{}:
 	default:
 	}
 }
+
+// viewsDelay is how long after the first server is built the first
+// snapshot's views are built, if nothing needed them before.
+const viewsDelay = 3 * time.Second
 
 // sameResources reports whether resources/list would send the same content
 // for a as for b: the same resources in the same order, equal in every
