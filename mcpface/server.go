@@ -164,7 +164,8 @@ type Facade struct {
 	synced     bool
 	regVersion uint64
 	reg        registrations
-	regSnap    *snapshot // the snapshot whose resources/list content was last announced
+	regSnap    *snapshot   // the snapshot whose resources/list content was last announced
+	viewsTimer *time.Timer // builds the first snapshot's views ([viewsDelay]); stopped when Run returns
 
 	// subGate is held for reading while the SDK records a subscription
 	// (from the subscribe handler until the SDK's own bookkeeping is done)
@@ -464,6 +465,7 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 // simply no longer read. It starts no goroutine, and sends from its own, so
 // nothing it began outlives it.
 func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Message) error {
+	defer f.stopViewsTimer()
 	held := heldUpdates{
 		uris: make(map[string]uint64),
 		gone: make(map[string]uint64),
@@ -710,7 +712,7 @@ func (f *Facade) syncLocked() {
 		// initialize, not before it, nor while the first requests and the
 		// revalidation of a persisted catalog run (issue 12); the next
 		// catalog reuses them.
-		time.AfterFunc(viewsDelay, s.ensureViews)
+		f.viewsTimer = time.AfterFunc(viewsDelay, s.ensureViews)
 	} else if !sameResources(f.regSnap.resourceList(), s.resourceList()) {
 		srv.AddResource(indexResource(), f.readResourceHandler)
 	}
@@ -718,6 +720,16 @@ func (f *Facade) syncLocked() {
 	select {
 	case f.syncedCh <- struct{}{}:
 	default:
+	}
+}
+
+// stopViewsTimer stops the build of the first snapshot's views if it has
+// not run: a facade that stopped serving does not need them.
+func (f *Facade) stopViewsTimer() {
+	f.regMu.Lock()
+	defer f.regMu.Unlock()
+	if f.viewsTimer != nil {
+		f.viewsTimer.Stop()
 	}
 }
 
