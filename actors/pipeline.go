@@ -57,7 +57,9 @@ type PipelineOptions struct {
 	// [hasher.DefaultMaxSkillMDSize].
 	MaxFileSize, MaxSkillMDSize int64
 	// DigestCache is the folder of the hasher's persistent digest cache
-	// ([hasher.Options.CacheDir]); empty keeps digests in memory only.
+	// ([hasher.Options.CacheDir]) and of the catalog builder's persisted
+	// last catalog ([catalog.Options.CacheDir]); empty keeps both in
+	// memory only.
 	DigestCache string
 }
 
@@ -123,7 +125,7 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	p.runners = append(p.runners,
 		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced}, pub,
 			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize, CacheDir: o.DigestCache}),
-		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog")}),
+		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog"), CacheDir: o.DigestCache}),
 		notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)
 	p.runners = append(p.runners,

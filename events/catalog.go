@@ -57,9 +57,11 @@ type Skill struct {
 	// Files is the manifest; Files[0] is the SKILL.md. The URI of a file is
 	// [Skill.FileURI] of its Path.
 	Files []File `json:"files"`
-	// SkillMD is the raw content of the SKILL.md, the bytes the hasher read
-	// and hashed into Files[0] (see [ScannedSkill.SkillMD]). The facade
-	// serves these bytes, never the file on disk.
+	// SkillMD is nil in a catalog the builder makes: it holds no file's
+	// bytes (issue 12); the facade reads the SKILL.md on demand and serves
+	// it only when its bytes match Files[0]. A catalog made by hand or
+	// recorded before may carry the bytes Files[0] describes here, which
+	// the facade then serves.
 	SkillMD []byte `json:"skill_md"`
 }
 

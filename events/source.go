@@ -167,7 +167,10 @@ type ScannedSkill struct {
 	// a folder that is not this one any more. Zero for the bundled source.
 	DirID FolderID `json:"dir_id"`
 	// SkillMD is the raw content of the skill's SKILL.md, exactly the bytes
-	// Files[0] describes.
+	// Files[0] describes, when the hasher read them in this scan; nil when
+	// Files[0] came from its digest cache (an unchanged file: the catalog
+	// builder reuses what it built of it, or reads the bytes itself and
+	// checks them against Files[0], issue 12).
 	SkillMD []byte `json:"skill_md"`
 	// Files is the manifest: Files[0] is the SKILL.md, then every served
 	// supporting file (nested skills' files included, SEP2640-R25) in walk

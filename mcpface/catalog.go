@@ -3,7 +3,6 @@ package mcpface
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -95,12 +94,11 @@ func (f *Facade) renderAvailable(skills []*events.Skill, remote bool) (string, s
 			}
 		}
 		how = fmt.Sprintf("descriptions longer than %d characters are cut", lo)
-	} else if names := renderNames(skills); fits(names) {
-		out, how = names, fmt.Sprintf("only the names of the %d skills are listed", len(skills))
+	} else if n := namesFit(skills, budget); n == len(skills) {
+		out, how = renderNames(skills), fmt.Sprintf("only the names of the %d skills are listed", len(skills))
 	} else {
 		// A budget too small for even an empty list lists no name (n = 0)
 		// rather than failing.
-		n := max(sort.Search(len(skills)+1, func(n int) bool { return !fits(renderNames(skills[:n])) })-1, 0)
 		out, how = renderNames(skills[:n]), fmt.Sprintf("only the names of the first %d of %d skills are listed", n, len(skills))
 	}
 	if f.budgetWarned.CompareAndSwap(false, true) {
@@ -188,19 +186,59 @@ func maxDescription(skills []*events.Skill) int {
 // never see server paths, issue 13 item 11) and its skill:// URI.
 func renderSkills(skills []*events.Skill, paths bool, cut int) string {
 	var b strings.Builder
+	// One buffer of about the right size, each piece written into it: at
+	// 10,000 skills the concatenations and regrowth were most of the
+	// rendering on the way to the first initialize (issue 12).
+	n := 64
+	for _, s := range skills {
+		n += 100 + len(s.QualifiedName) + len(s.Description) + len(s.URI)
+		if paths {
+			n += 24 + len(s.Dir) + len("/SKILL.md")
+		}
+	}
+	b.Grow(n)
 	b.WriteString("<available_skills>\n")
 	for _, s := range skills {
-		b.WriteString("<skill>\n")
-		b.WriteString("<name>" + xmlEscape(s.QualifiedName) + "</name>\n")
-		b.WriteString("<description>" + xmlEscape(shorten(strings.TrimSpace(s.Description), cut)) + "</description>\n")
+		b.WriteString("<skill>\n<name>")
+		b.WriteString(xmlEscape(s.QualifiedName))
+		b.WriteString("</name>\n<description>")
+		b.WriteString(xmlEscape(shorten(strings.TrimSpace(s.Description), cut)))
+		b.WriteString("</description>\n")
 		if p := diskPath(s); paths && p != "" {
-			b.WriteString("<location>" + xmlEscape(p) + "</location>\n")
+			b.WriteString("<location>")
+			b.WriteString(xmlEscape(p))
+			b.WriteString("</location>\n")
 		}
-		b.WriteString("<uri>" + xmlEscape(s.URI) + "</uri>\n")
-		b.WriteString("</skill>\n")
+		b.WriteString("<uri>")
+		b.WriteString(xmlEscape(s.URI))
+		b.WriteString("</uri>\n</skill>\n")
 	}
 	b.WriteString("</available_skills>")
 	return b.String()
+}
+
+// namesFit returns the largest n for which renderNames(skills[:n]) is at
+// most budget characters long (0 when not even the empty list fits),
+// counting instead of rendering every prefix (issue 12: at 10,000 skills
+// a search over prefixes rendered the list 15 times on the way to the
+// first initialize).
+func namesFit(skills []*events.Skill, budget int) int {
+	n := chars(renderNames(nil))
+	if n > budget {
+		return 0
+	}
+	for i, s := range skills {
+		n += chars(nameItem(s))
+		if n > budget {
+			return i
+		}
+	}
+	return len(skills)
+}
+
+// nameItem is one skill's line in [renderNames].
+func nameItem(s *events.Skill) string {
+	return "<skill><name>" + xmlEscape(s.QualifiedName) + "</name></skill>\n"
 }
 
 // renderNames renders the <available_skills> element with names only.
@@ -208,7 +246,7 @@ func renderNames(skills []*events.Skill) string {
 	var b strings.Builder
 	b.WriteString("<available_skills>\n")
 	for _, s := range skills {
-		b.WriteString("<skill><name>" + xmlEscape(s.QualifiedName) + "</name></skill>\n")
+		b.WriteString(nameItem(s))
 	}
 	b.WriteString("</available_skills>")
 	return b.String()

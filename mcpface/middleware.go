@@ -204,7 +204,7 @@ func (f *Facade) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 		}
 	case ref.Type == "ref/resource" && ref.URI == resourceTemplate:
 		if arg.Name == "path" {
-			for _, r := range s.resources {
+			for _, r := range s.resourceList() {
 				if r.URI != events.IndexURI {
 					candidates = append(candidates, strings.TrimPrefix(r.URI, "skill://"))
 				}

@@ -44,17 +44,18 @@ func (f *Facade) listResources(req *mcp.ListResourcesRequest) (*mcp.ListResource
 	if req.Params != nil {
 		cursor = req.Params.Cursor
 	}
-	start, err := afterCursor(cursor, len(s.resources), func(i int) string { return s.resources[i].URI })
+	list := s.resourceList()
+	start, err := afterCursor(cursor, len(list), func(i int) string { return list[i].URI })
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+resourcesPageSize, len(s.resources))
+	end := min(start+resourcesPageSize, len(list))
 	res := &mcp.ListResourcesResult{
-		Resources: slices.Clone(s.resources[start:end]),
+		Resources: slices.Clone(list[start:end]),
 		Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"},
 	}
-	if end < len(s.resources) {
-		res.NextCursor = encodeCursor(s.resources[end-1].URI)
+	if end < len(list) {
+		res.NextCursor = encodeCursor(list[end-1].URI)
 	}
 	return res, nil
 }
@@ -106,10 +107,10 @@ func (f *Facade) readResourceHandler(ctx context.Context, req *mcp.ReadResourceR
 // readResource looks uri up in the snapshot, after [canonicalURI], and
 // returns its current bytes under the canonical URI: -32602 when the URI is
 // not served (never a path join, BR-21), -32603 when the bytes cannot be
-// served as advertised. Errors name uri as the client wrote it. A SKILL.md
-// is served from the catalog ([skillMD]); a supporting file that changed on
-// disk since the snapshot was built is read from the next one
-// ([Facade.readCurrent]), so a read during a rescan gets the new bytes.
+// served as advertised. Errors name uri as the client wrote it. A file,
+// SKILL.md included ([Facade.currentSkillMD]), that changed on disk since
+// the snapshot was built is read from the next one ([Facade.readCurrent]),
+// so a read during a rescan gets the new bytes.
 func (f *Facade) readResource(requested string) (*mcp.ReadResourceResult, error) {
 	return f.resolveRead(f.current(), requested, true)
 }
@@ -136,7 +137,7 @@ func (f *Facade) resolveRead(s *snapshot, requested string, wait bool) (*mcp.Rea
 	var data []byte
 	file := ref.File
 	if ref.File.Path == "SKILL.md" {
-		data, err = f.currentSkillMDOf(s, ref.Skill, wait) // from the catalog: never read from disk
+		data, err = f.currentSkillMDOf(s, ref.Skill, wait)
 	} else {
 		data, file, err = f.readCurrentOf(s, ref.Skill, ref.File, max, wait)
 	}

@@ -164,7 +164,8 @@ type Facade struct {
 	synced     bool
 	regVersion uint64
 	reg        registrations
-	regList    []*mcp.Resource // resources/list content last announced (a snapshot's, never modified)
+	regSnap    *snapshot   // the snapshot whose resources/list content was last announced
+	viewsTimer *time.Timer // builds the first snapshot's views ([viewsDelay]); stopped when Run returns
 
 	// subGate is held for reading while the SDK records a subscription
 	// (from the subscribe handler until the SDK's own bookkeeping is done)
@@ -297,8 +298,7 @@ const changedWait = 2 * time.Second
 // the next snapshot ([Facade.newer]) and reads the file of the same URI
 // from it, so a read during a rescan returns the new bytes (still only with
 // their own digest). It returns the manifest entry the bytes match, whose
-// MIME type and text flag describe them. A SKILL.md is not read from disk
-// but served from the catalog ([skillMD]).
+// MIME type and text flag describe them.
 func (f *Facade) readCurrent(s *snapshot, sk *events.Skill, file *events.File, max int64) ([]byte, *events.File, error) {
 	return f.readCurrentOf(s, sk, file, max, true)
 }
@@ -334,15 +334,17 @@ func (f *Facade) readCurrentOf(s *snapshot, sk *events.Skill, file *events.File,
 	return data, ref.File, err
 }
 
-// currentSkillMD returns the SKILL.md of sk, a skill of snapshot s, from the
-// catalog ([skillMD]): the facade never reads a SKILL.md's bytes. When the
-// file on disk no longer has the size and modification time it was hashed
-// with, or its folder was swapped (the window between a write or a remote
-// swap and the rescan), it waits for the next snapshot ([Facade.newer]) and
-// returns that catalog's bytes for the same skill, so a read right after an
-// edit gets the new SKILL.md, as [Facade.readCurrent] does for supporting
-// files. When no newer snapshot comes, or the file's metadata cannot be
-// read, the bytes of s are served: they are the ones its digest describes.
+// currentSkillMD returns the SKILL.md of sk, a skill of snapshot s: the one
+// function every request path (resources/read, load-skill, prompts) gets a
+// SKILL.md's bytes through. A catalog the builder made holds no bytes
+// (issue 12): the file is read on demand like a supporting file
+// ([Facade.readCurrent]: through the skill opener, served only when its
+// bytes match Files[0]'s digest, without hashing again while its identity
+// stays the one verified; a file changed since waits for the next
+// snapshot). A catalog carrying the bytes (made by hand, or recorded
+// before) is served from them ([skillMD]); when the file on disk no longer
+// has the size and modification time it was hashed with, or its folder
+// was swapped, that waits for the next snapshot too.
 func (f *Facade) currentSkillMD(s *snapshot, sk *events.Skill) ([]byte, error) {
 	return f.currentSkillMDOf(s, sk, true)
 }
@@ -350,6 +352,10 @@ func (f *Facade) currentSkillMD(s *snapshot, sk *events.Skill) ([]byte, error) {
 // currentSkillMDOf is [Facade.currentSkillMD]; with wait false it returns
 // errWouldWait where currentSkillMD would wait for a newer snapshot.
 func (f *Facade) currentSkillMDOf(s *snapshot, sk *events.Skill, wait bool) ([]byte, error) {
+	if sk.SkillMD == nil && len(sk.Files) > 0 {
+		data, _, err := f.readCurrentOf(s, sk, &sk.Files[0], 0, wait)
+		return data, err
+	}
 	data, err := skillMD(sk)
 	if err != nil || s == nil || !skillMDChanged(sk) {
 		return data, err
@@ -359,7 +365,7 @@ func (f *Facade) currentSkillMDOf(s *snapshot, sk *events.Skill, wait bool) ([]b
 	}
 	if next := f.newer(s.cat.Version); next != nil {
 		if nsk := next.cat.SkillByURI(sk.URI); nsk != nil {
-			return skillMD(nsk)
+			return f.currentSkillMDOf(nil, nsk, wait)
 		}
 	}
 	return data, nil
@@ -459,6 +465,7 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 // simply no longer read. It starts no goroutine, and sends from its own, so
 // nothing it began outlives it.
 func (f *Facade) Run(ctx context.Context, catalogs, updates <-chan *message.Message) error {
+	defer f.stopViewsTimer()
 	held := heldUpdates{
 		uris: make(map[string]uint64),
 		gone: make(map[string]uint64),
@@ -699,15 +706,36 @@ func (f *Facade) syncLocked() {
 	// skill://index.json is registered as a plain resource so that replacing
 	// it triggers notifications/resources/list_changed; resources/list and
 	// resources/read are answered from the snapshot.
-	if first || !sameResources(f.regList, s.resources) {
+	if first {
+		srv.AddResource(indexResource(), f.readResourceHandler)
+		// The first snapshot's views are built a moment after the first
+		// initialize, not before it, nor while the first requests and the
+		// revalidation of a persisted catalog run (issue 12); the next
+		// catalog reuses them.
+		f.viewsTimer = time.AfterFunc(viewsDelay, s.ensureViews)
+	} else if !sameResources(f.regSnap.resourceList(), s.resourceList()) {
 		srv.AddResource(indexResource(), f.readResourceHandler)
 	}
-	f.regList = s.resources
+	f.regSnap = s
 	select {
 	case f.syncedCh <- struct{}{}:
 	default:
 	}
 }
+
+// stopViewsTimer stops the build of the first snapshot's views if it has
+// not run: a facade that stopped serving does not need them.
+func (f *Facade) stopViewsTimer() {
+	f.regMu.Lock()
+	defer f.regMu.Unlock()
+	if f.viewsTimer != nil {
+		f.viewsTimer.Stop()
+	}
+}
+
+// viewsDelay is how long after the first server is built the first
+// snapshot's views are built, if nothing needed them before.
+const viewsDelay = 3 * time.Second
 
 // sameResources reports whether resources/list would send the same content
 // for a as for b: the same resources in the same order, equal in every

@@ -26,11 +26,13 @@ type snapshot struct {
 	cat *events.Catalog
 	// views holds, by index in cat.Skills, the resources of each skill's
 	// files; a skill unchanged since the previous snapshot shares its view
-	// ([newSnapshot]).
+	// ([newSnapshot]). Read them through [snapshot.resourceList] or after
+	// [snapshot.ensureViews]: the first snapshot builds them on first use.
 	views []*skillView
 	// resources is every served resource (each file URI once, plus
 	// skill://index.json), sorted by URI.
 	resources []*mcp.Resource
+	viewsOnce sync.Once
 	// dirs maps a directory URI (skill root or subdirectory, no trailing
 	// slash) to its direct children, sorted by URI; built on first use
 	// ([snapshot.dir]): only resources/directory/read needs it.
@@ -51,9 +53,8 @@ type snapshot struct {
 	// the identity of the file whose bytes were last found to match it
 	// ([readFile]).
 	verified sync.Map
-	// maxURI is the length of the longest spelling of a served URI that
-	// names it: three times the longest URI, as if every byte were
-	// percent-encoded. A longer request URI cannot match.
+	// maxURI bounds the length of the longest spelling of a served URI
+	// that names it ([maxURIBound]). A longer request URI cannot match.
 	maxURI int
 }
 
@@ -64,7 +65,6 @@ type snapshot struct {
 type skillView struct {
 	key       viewKey
 	resources []*mcp.Resource
-	maxURI    int  // the longest URI among resources
 	nested    bool // the skill was nested or held one: never reused
 }
 
@@ -106,20 +106,67 @@ func (k *viewKey) same(o *viewKey) bool {
 // neither nested in another skill nor holding one, in prev or in c
 // (ownership of nested files then depends on other skills), so that a one-file edit in 10,000
 // skills builds one view, not 40,000 resources (issue 12: edit latency).
+//
+// The first snapshot (prev nil) leaves its views to its first use
+// ([snapshot.ensureViews]): at 10,000 skills they are 40,000 resources,
+// some 75 ms and 30 MiB that the first initialize, answered from a
+// persisted catalog, does not need (issue 12). maxURI is a bound computed
+// without encoding any URI.
 func newSnapshot(c *events.Catalog, prev *snapshot) *snapshot {
-	s := &snapshot{cat: c, views: make([]*skillView, len(c.Skills))}
+	s := &snapshot{cat: c}
 	s.entries = make([]atomic.Pointer[json.RawMessage], len(c.Skills))
+	for i := range c.Skills {
+		if c.Skills[i].Listed {
+			s.listed = append(s.listed, i)
+		}
+	}
+	s.maxURI = maxURIBound(c)
+	if prev != nil {
+		s.viewsOnce.Do(func() { s.buildViews(prev) })
+	}
+	return s
+}
+
+// maxURIBound returns a bound on the length of any spelling of a URI c
+// serves: three times the longest, each file path counted as if every byte
+// were percent-encoded.
+func maxURIBound(c *events.Catalog) int {
+	n := 3 * len(events.IndexURI)
+	for i := range c.Skills {
+		sk := &c.Skills[i]
+		root := len(sk.SkillRootURI())
+		for j := range sk.Files {
+			n = max(n, 3*(root+1+3*len(sk.Files[j].Path)))
+		}
+	}
+	return n
+}
+
+// ensureViews builds the views and resources of a first snapshot, once.
+// Safe for concurrent use.
+func (s *snapshot) ensureViews() {
+	s.viewsOnce.Do(func() { s.buildViews(nil) })
+}
+
+// resourceList returns every served resource, sorted by URI. Safe for
+// concurrent use; the caller must not modify it.
+func (s *snapshot) resourceList() []*mcp.Resource {
+	s.ensureViews()
+	return s.resources
+}
+
+// buildViews fills s.views and s.resources, reusing prev's views.
+func (s *snapshot) buildViews(prev *snapshot) {
+	c := s.cat
+	s.views = make([]*skillView, len(c.Skills))
 	nested := nestedSkills(c)
 	old := prevViews(c, prev)
 	files := 0
 	for i := range c.Skills {
 		sk := &c.Skills[i]
-		if sk.Listed {
-			s.listed = append(s.listed, i)
-		}
 		k := keyOf(sk)
 		if v := old[i]; v != nil && !nested[i] && !v.nested && v.key.same(&k) {
-			s.views[i] = &skillView{key: k, resources: v.resources, maxURI: v.maxURI}
+			s.views[i] = &skillView{key: k, resources: v.resources}
 		} else {
 			s.views[i] = buildView(c, sk, k)
 			s.views[i].nested = nested[i]
@@ -128,15 +175,12 @@ func newSnapshot(c *events.Catalog, prev *snapshot) *snapshot {
 	}
 	s.resources = make([]*mcp.Resource, 0, files+1)
 	s.resources = append(s.resources, indexResource())
-	s.maxURI = 3 * len(events.IndexURI)
 	for _, v := range s.views {
 		s.resources = append(s.resources, v.resources...)
-		s.maxURI = max(s.maxURI, 3*v.maxURI)
 	}
 	// Nearly sorted already (skills are in URI order; only nested skills'
 	// files interleave), which the sort detects in linear time.
 	slices.SortFunc(s.resources, func(a, b *mcp.Resource) int { return strings.Compare(a.URI, b.URI) })
-	return s
 }
 
 // prevViews returns, by index in c.Skills, the view prev held for the skill
@@ -144,7 +188,11 @@ func newSnapshot(c *events.Catalog, prev *snapshot) *snapshot {
 // skill lists in their URI order at once.
 func prevViews(c *events.Catalog, prev *snapshot) []*skillView {
 	out := make([]*skillView, len(c.Skills))
-	if prev == nil || len(prev.views) != len(prev.cat.Skills) {
+	if prev == nil {
+		return out
+	}
+	prev.ensureViews()
+	if len(prev.views) != len(prev.cat.Skills) {
 		return out
 	}
 	ps, ns := prev.cat.Skills, c.Skills
@@ -190,7 +238,6 @@ func buildView(c *events.Catalog, sk *events.Skill, k viewKey) *skillView {
 			continue
 		}
 		v.resources = append(v.resources, fileResource(sk, f, uri))
-		v.maxURI = max(v.maxURI, len(uri))
 	}
 	return v
 }
@@ -209,8 +256,9 @@ func (s *snapshot) dir(uri string) ([]*mcp.Resource, bool) {
 // direct children.
 func buildDirs(s *snapshot) map[string][]*mcp.Resource {
 	c := s.cat
-	byURI := make(map[string]*mcp.Resource, len(s.resources))
-	for _, r := range s.resources {
+	list := s.resourceList()
+	byURI := make(map[string]*mcp.Resource, len(list))
+	for _, r := range list {
 		byURI[r.URI] = r
 	}
 	children := make(map[string]map[string]*mcp.Resource, 2*len(c.Skills))

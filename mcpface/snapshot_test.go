@@ -47,7 +47,7 @@ type snapshotView struct {
 
 func viewOf(s *snapshot) snapshotView {
 	v := snapshotView{Dirs: map[string][]string{}, Listed: s.listed, MaxURI: s.maxURI}
-	for _, r := range s.resources {
+	for _, r := range s.resourceList() {
 		v.Resources = append(v.Resources, fmt.Sprintf("%s|%s|%s|%s|%d|%v", r.URI, r.Name, r.Description, r.MIMEType, r.Size, *r.Annotations))
 	}
 	s.dir("") // build the map
@@ -119,6 +119,7 @@ func TestSnapshotIncremental(t *testing.T) {
 		next := slices.Clone(prev.cat.Skills) // same manifests, as the builder's versions
 		next[slices.IndexFunc(next, func(sk events.Skill) bool { return sk.SkillPath == "a" })].Description = "changed"
 		s := newSnapshot(events.NewCatalog(2, false, next, nil), prev)
+		prev.ensureViews()
 		for i, sk := range s.cat.Skills {
 			shared := &s.views[i].resources[0] == &prev.views[i].resources[0]
 			wantShared := sk.SkillPath == "a-b" || sk.SkillPath == "z" // a changed; p and p/n are nested

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/mcpface"
 )
 
 // TestReadVerifiedIdentity checks that a supporting file served without a
@@ -56,5 +59,60 @@ func TestReadVerifiedIdentity(t *testing.T) {
 	res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
 	if err != nil || res.Contents[0].Text != "Dear customer,\n" {
 		t.Fatalf("read after restore: %v %+v", err, res)
+	}
+}
+
+// TestSkillMDReadOnDemand is issue 12: a catalog the builder makes holds no
+// SKILL.md bytes; resources/read, load-skill and the prompt read the file
+// on demand and serve it only while its bytes match Files[0]'s digest. A
+// SKILL.md changed behind the facade's back, its size and modification
+// time restored, is refused (no newer catalog comes), never served with
+// the old digest.
+func TestSkillMDReadOnDemand(t *testing.T) {
+	fx := newFixture(t)
+	var skills []events.Skill
+	for _, s := range fx.cat.Skills {
+		s.SkillMD = nil
+		skills = append(skills, s)
+	}
+	cat := events.NewCatalog(1, false, skills, nil)
+	cr := fx.skills["skills__code-review"]
+	p := filepath.Join(cr.Dir, "SKILL.md")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2100 * time.Millisecond) // identities settle: served without a re-hash
+	f := newFacade(t, cat, &mcpface.Options{Tools: "always"})
+	cs := connect(t, f, legacy, nil)
+	const uri = "skill://skills/code-review/SKILL.md"
+	for i := range 2 {
+		res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil || res.Contents[0].Text != string(old) {
+			t.Fatalf("read %d: %v %+v", i, err, res)
+		}
+	}
+	load := func() (*mcp.CallToolResult, error) {
+		return cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "load-skill", Arguments: map[string]any{"name": "skills__code-review"}})
+	}
+	if res, err := load(); err != nil || res.IsError || !strings.Contains(textOf(t, res.Content[0]), "Review a diff.") {
+		t.Fatalf("load-skill: %v %+v", err, res)
+	}
+	if err := os.WriteFile(p, bytes.ToUpper(old), 0o644); err != nil { // same size
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+	if we := wireError(t, err); we.Code != -32603 || !strings.Contains(we.Message, "changed on disk since it was hashed") {
+		t.Errorf("changed SKILL.md, size and mtime restored: error %d %q, want -32603", we.Code, we.Message)
+	}
+	if res, err := load(); err == nil && !res.IsError && strings.Contains(textOf(t, res.Content[0]), "REVIEW A DIFF.") {
+		t.Errorf("load-skill served the changed SKILL.md under the old digest: %+v", res)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"testing"
@@ -89,4 +90,78 @@ func BenchmarkEditToNotificationLarge(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "median-ms")
 	b.ReportMetric(float64(lat[(len(lat)*99)/100].Milliseconds()), "p99-ms")
+}
+
+// BenchmarkStartupLarge measures, on the corpus SKILLJACK_BENCH_CORPUS
+// names (or the scientific corpus when unset), the in-process path from a
+// fresh bus to a client's initialize result: pipeline, facade and server
+// built, one in-memory client connected. "warm" keeps one HOME (digest
+// cache, catalog snapshot) over the iterations, after one untimed start;
+// "cold" gives every iteration an empty HOME (the OS page cache stays
+// warm). It reports the live heap right after initialize (heap-MiB, after
+// a GC) besides -benchmem's allocations; SKILLJACK_BENCH_HEAPPROF names a
+// file for a heap profile taken there (the last start's).
+//
+//	SKILLJACK_BENCH_CORPUS=$PWD/.tools/corpora/gen-10000 go test ./test -run '^$' \
+//	  -bench StartupLarge -benchtime 5x -benchmem
+func BenchmarkStartupLarge(b *testing.B) {
+	root := os.Getenv("SKILLJACK_BENCH_CORPUS")
+	if root == "" {
+		root = scientificCorpus(b)
+	}
+	start := func(b *testing.B, home string, linger time.Duration) float64 {
+		st := startStackEnv(b, &actors.PipelineOptions{Bundled: actors.Bundled(), DigestCache: filepath.Join(home, ".skilljack", ".digests")},
+			map[string]string{"HOME": home}, root)
+		ct, sst := mcp.NewInMemoryTransports()
+		ss, err := st.srv.Connect(b.Context(), sst, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(b.Context(), ct, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ms runtime.MemStats
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		if p := os.Getenv("SKILLJACK_BENCH_HEAPPROF"); p != "" {
+			f, err := os.Create(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+		time.Sleep(linger)
+		cs.Close()
+		ss.Close()
+		st.stop(b)
+		b.StartTimer()
+		return float64(ms.HeapAlloc) / (1 << 20)
+	}
+	b.Run("warm", func(b *testing.B) {
+		home := b.TempDir()
+		// Past racySlack, so that the digest cache holds every file, and
+		// long enough for the catalog to be persisted.
+		start(b, home, 3*time.Second)
+		start(b, home, 3*time.Second)
+		heap := 0.0
+		for b.Loop() {
+			heap = start(b, home, 0)
+		}
+		b.ReportMetric(heap, "heap-MiB")
+	})
+	b.Run("cold", func(b *testing.B) {
+		heap := 0.0
+		for b.Loop() {
+			b.StopTimer()
+			home := b.TempDir()
+			b.StartTimer()
+			heap = start(b, home, 0)
+		}
+		b.ReportMetric(heap, "heap-MiB")
+	})
 }

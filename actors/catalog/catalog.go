@@ -36,7 +36,8 @@ const (
 
 // Build turns one configuration, the newest scan of each of its
 // sources (keyed by [events.Source.ID]) and the invocation overrides into
-// catalog version version. It is pure: no I/O, no logging; what is off goes
+// catalog version version. It does no I/O but read the SKILL.md of a scan
+// that does not carry its bytes ([skill.ReadVerified]), and no logging; what is off goes
 // into the catalog's Diagnostics (one per SKILL.md, plus one per duplicate,
 // plus the scans' own). Sources are taken in cfg order; a source without a
 // scan contributes nothing. A SKILL.md without usable frontmatter or without
@@ -66,6 +67,9 @@ type built struct {
 	// at all (issue 13 item 7): a served skill may hold it as a file.
 	noFM bool
 	file string // its SKILL.md as it is on disk
+	// unread is set when the SKILL.md could not be read (the scan did not
+	// carry its bytes, and they no longer matched): never reused.
+	unread bool
 }
 
 // candidate is one scanned skill of a source during a build: what was
@@ -179,18 +183,47 @@ func (m *memo) candidates(src events.Source, scanned []events.ScannedSkill, old,
 // new build of it (counted in m.rebuilt).
 func (m *memo) builtFor(src events.Source, ss *events.ScannedSkill, old *sourceMemo) *built {
 	if old != nil {
-		if o := old.byDir[ss.Dir]; o != nil && sameScanned(&o.ss, ss) {
+		if o := old.byDir[ss.Dir]; o != nil && !o.unread && sameScanned(&o.ss, ss) {
 			return o
 		}
 	}
-	sk, d, ok := buildSkill(src, *ss)
-	b := &built{ss: *ss, sk: sk, diag: d, ok: ok, file: mdFile(src, *ss)}
-	if !ok {
-		_, err := skill.ParseFrontmatter(ss.SkillMD)
+	m.rebuilt++
+	full := *ss
+	b := &built{ss: *ss, file: mdFile(src, *ss)}
+	b.ss.SkillMD = nil // the catalog holds no SKILL.md bytes (issue 12)
+	if full.SkillMD == nil && len(full.Files) > 0 {
+		data, err := readSkillMD(src, ss)
+		if err != nil {
+			b.diag = &events.Diagnostic{File: b.file, Level: events.LevelError, Version: ss.Files[0].Digest,
+				Message: fmt.Sprintf("skipped %s: cannot read it: %v; it is read again at the next scan", b.file, err)}
+			b.unread = true
+			return b
+		}
+		full.SkillMD = data
+	}
+	b.sk, b.diag, b.ok = buildSkill(src, full)
+	if !b.ok {
+		_, err := skill.ParseFrontmatter(full.SkillMD)
 		b.noFM = errors.Is(err, skill.ErrNoFrontmatter)
 	}
-	m.rebuilt++
 	return b
+}
+
+// readSkillMD reads the SKILL.md of ss, a scan that does not carry its
+// bytes (the hasher had its digest cached), through the skill opener
+// ([skill.ReadVerified]): only the bytes its manifest entry describes. A
+// file changed since it was hashed gives an error; the rescan its change
+// brings carries the new bytes.
+func readSkillMD(src events.Source, ss *events.ScannedSkill) ([]byte, error) {
+	if src.Kind == events.SourceBundled {
+		return nil, errors.New("the scan of the bundled source carries no bytes")
+	}
+	dir := ss.RealDir
+	if dir == "" {
+		dir = ss.Dir
+	}
+	md := &ss.Files[0]
+	return skill.ReadVerified(dir, ss.DirID, md.OnDisk(), md.Size, md.Digest)
 }
 
 // claim serves the candidates in order unless their qualified name or URI
@@ -261,12 +294,13 @@ func applyOverride(sk *events.Skill, overrides map[string]events.Override) {
 
 // sameScanned reports whether b would build the same skill as a: the same
 // folder (path, identity) and the same manifest. The SKILL.md bytes are
-// not compared: they are exactly the bytes Files[0]'s digest describes.
+// not compared (nor kept): they are exactly the bytes Files[0]'s digest
+// describes.
 // Manifests sharing one backing array (a scan passed on by reference) are
 // the same without a look at their files.
 func sameScanned(a, b *events.ScannedSkill) bool {
 	if a.Dir != b.Dir || a.RelDir != b.RelDir || a.RealDir != b.RealDir || a.DirID != b.DirID ||
-		len(a.Files) != len(b.Files) || len(a.SkillMD) != len(b.SkillMD) {
+		len(a.Files) != len(b.Files) {
 		return false
 	}
 	if len(a.Files) == 0 || &a.Files[0] == &b.Files[0] {
@@ -561,7 +595,6 @@ func newSkill(src events.Source, ss events.ScannedSkill, fm *skill.Frontmatter, 
 		ModelInvocable: true,
 		UserInvocable:  true,
 		Files:          ss.Files,
-		SkillMD:        ss.SkillMD,
 	}
 	if v, ok := fm.Boolean("disable-model-invocation"); ok && v {
 		sk.ModelInvocable = false
@@ -586,6 +619,12 @@ type Inboxes struct {
 type Options struct {
 	// Logger receives the builder's log lines. If nil, they are discarded.
 	Logger *slog.Logger
+	// CacheDir is the folder the last catalog is persisted in (see
+	// persist.go): a start whose configured sources are the ones persisted
+	// publishes it at once, before any scan, and revalidates it with the
+	// scans (issue 12). Created when needed, safe to delete, may be shared
+	// by several processes. If empty, nothing is persisted.
+	CacheDir string
 }
 
 // Builder is the actor that keeps the newest configuration, scans and
@@ -611,6 +650,11 @@ type Builder struct {
 	// frontmatter name changes keeps its startup identity.
 	static     map[string]bool
 	staticDirs map[folderKey]startupName
+	// store persists the last catalog; nil without Options.CacheDir.
+	// loaded is set once the first configuration looked for one.
+	store     *store
+	loaded    bool
+	persisted bool // a catalog was handed to store
 }
 
 // folderKey names a skill folder of one source.
@@ -629,11 +673,15 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Builder {
 	if opts != nil && opts.Logger != nil {
 		log = opts.Logger
 	}
-	return &Builder{
+	b := &Builder{
 		in: in, pub: pub, log: log,
 		scans: map[string]events.SourceScanned{}, logged: map[diagKey]bool{},
 		memo: memo{sources: map[string]*sourceMemo{}},
 	}
+	if opts != nil && opts.CacheDir != "" {
+		b.store = &store{dir: opts.CacheDir, log: log}
+	}
+	return b
 }
 
 // Run handles messages until ctx is done or every inbox is closed, then
@@ -654,6 +702,9 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Builder {
 // the consumers (the facade). Each diagnostic is logged once per (file, message, version):
 // warnings at Warn, skips at Error, notes at Info.
 func (b *Builder) Run(ctx context.Context) error {
+	if b.store != nil {
+		defer b.store.stop()
+	}
 	cfgIn, scanIn, ovIn := b.in.Configured, b.in.Scanned, b.in.Overrides
 	for cfgIn != nil || scanIn != nil || ovIn != nil {
 		var (
@@ -671,6 +722,7 @@ func (b *Builder) Run(ctx context.Context) error {
 			}
 			if ev, ok := events.Receive[events.SourcesConfigured](b.log, msg); ok && ev.Seq > b.cfg.Seq {
 				b.cfg, changed = ev, true
+				b.loadPersisted()
 			}
 		case msg, ok = <-scanIn:
 			if !ok {
@@ -723,6 +775,45 @@ func (b *Builder) rebuild() {
 	if err := events.Publish(b.pub, events.CatalogChanged{Catalog: cat}); err != nil {
 		b.log.Error("publishing catalog", "version", cat.Version, "error", err)
 	}
+	b.persist()
+}
+
+// persist has the catalog just published written to the cache folder:
+// the first one at once (a process may exit right after its first
+// initialize), later ones persistDelay after the last of a burst. A
+// catalog still built from a stand-in scan is not written: the file holds
+// it already.
+func (b *Builder) persist() {
+	if b.store == nil || b.cfg.Static {
+		return
+	}
+	for _, src := range b.cfg.Sources {
+		if b.scans[src.ID].Seq == 0 {
+			return
+		}
+	}
+	delay := persistDelay
+	if !b.persisted {
+		b.persisted, delay = true, 0
+	}
+	b.store.later(b.snapshot(), delay)
+}
+
+// loadPersisted takes the persisted catalog of the first configuration's
+// sources, if there is one, as stand-in scans (see persist.go). A static
+// configuration takes none: its skill set is the one on disk at startup.
+func (b *Builder) loadPersisted() {
+	if b.loaded || b.store == nil {
+		return
+	}
+	b.loaded = true
+	if b.cfg.Static || b.prev != nil {
+		return
+	}
+	if p := b.store.load(b.cfg.Sources); p != nil {
+		b.restore(b.cfg, p)
+		b.log.Debug("persisted catalog loaded; revalidated by the scans", "sources", len(p.Sources))
+	}
 }
 
 // next builds the catalog of the current state and returns it when it is a
@@ -744,6 +835,7 @@ func (b *Builder) next() *events.Catalog {
 		version = b.prev.Version + 1
 	}
 	skills, diags := b.memo.build(b.cfg, current, b.overrides.Overrides)
+	b.dropBytes(current)
 	// The catalog's order (NewCatalog sorts the same way, a no-op now):
 	// static mode's warnings come in it, and sameCatalog compares in it.
 	slices.SortStableFunc(skills, func(a, b events.Skill) int { return strings.Compare(a.URI, b.URI) })
@@ -763,6 +855,29 @@ func (b *Builder) next() *events.Catalog {
 	cat.ConfigSeq, cat.OverridesSeq = b.cfg.Seq, b.overrides.Seq
 	b.prev = cat
 	return cat
+}
+
+// dropBytes replaces each scan of current that carries SKILL.md bytes
+// with a copy that carries none where the memo holds what was built of
+// them (a catalog holds no file's bytes, issue 12); a skill the memo does
+// not hold (a second one in the same folder) keeps its bytes.
+func (b *Builder) dropBytes(current map[string]events.SourceScanned) {
+	for id, scan := range current {
+		if !slices.ContainsFunc(scan.Skills, func(ss events.ScannedSkill) bool { return ss.SkillMD != nil }) {
+			continue
+		}
+		sm := b.memo.sources[id]
+		skills := slices.Clone(scan.Skills)
+		for i := range skills {
+			if sm != nil {
+				if bt := sm.byDir[skills[i].Dir]; bt != nil && sameScanned(&bt.ss, &skills[i]) {
+					skills[i].SkillMD = nil
+				}
+			}
+		}
+		scan.Skills = skills
+		b.scans[id] = scan
+	}
 }
 
 // fixSkillSet applies static mode to skills (sorted by URI) and their

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -27,3 +28,11 @@ func (bb *BenchBuilder) Scan(scan events.SourceScanned) *events.Catalog {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// SetPersistDelay sets how long after a publish the catalog is persisted,
+// for the duration of the test.
+func SetPersistDelay(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := persistDelay
+	persistDelay = d
+	t.Cleanup(func() { persistDelay = old })
+}

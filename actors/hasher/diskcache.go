@@ -25,8 +25,9 @@ import (
 // of every supporting file the last scan of that root described, each keyed
 // by the file's identity: its path in the root, size, modification time,
 // inode, device and change time. A restart with nothing changed then costs
-// a stat walk: a file is read again only when some part of its key
-// differs, and a SKILL.md (whose bytes the scan carries) is always read.
+// a stat walk: a file, SKILL.md included, is read again only when some
+// part of its key differs (issue 12: the catalog builder keeps what it
+// built of a SKILL.md, so its bytes are not needed again).
 //
 // An entry is written only when it is durable: the file's change time is
 // older than the scan's start by more than [racySlack] (a later write

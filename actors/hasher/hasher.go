@@ -51,7 +51,7 @@ const (
 	// largest supporting file served, so the largest hashed.
 	DefaultMaxFileSize = config.DefaultMaxFileSize
 	// DefaultMaxSkillMDSize is [config.DefaultMaxSkillMDSize] (4 MiB): a
-	// SKILL.md's bytes are kept in memory by the scan and the catalog.
+	// SKILL.md's bytes are read whole, for the catalog builder to parse.
 	DefaultMaxSkillMDSize = config.DefaultMaxSkillMDSize
 )
 
@@ -102,8 +102,9 @@ type Options struct {
 // Hasher is the actor that scans sources for skill folders and hashes their
 // files (DESIGN "hasher"). With each file it records what a consumer needs
 // besides the bytes, decided from the bytes it hashes: the MIME type and
-// text flag ([skill.Content]), and for a SKILL.md its bytes; nobody reads a
-// file again to serve a SKILL.md or to type a file (issue 11 item 6). It
+// text flag ([skill.Content]), and for a SKILL.md it read its bytes (for the
+// catalog builder to parse; neither keeps them, issue 12); nobody reads a
+// file again to type it (issue 11 item 6). It
 // keeps a digest cache keyed by (path, size, mtime, inode, device, change
 // time) that holds all of it, so an unchanged file is never read twice
 // (BR-35), and with [Options.CacheDir] it persists the cache between
@@ -142,8 +143,9 @@ func Scan(ctx context.Context, src events.Source, opts *Options) (events.SourceS
 // Scan finds the skill folders of one local, remote (its cache folder) or
 // bundled source and hashes
 // their files, reading only files whose (path, size, mtime, inode, device,
-// change time) is not in the digest cache (BR-35; a SKILL.md is always
-// read, its bytes are carried); Hashed counts the files read. With
+// change time) is not in the digest cache (BR-35); a SKILL.md read carries
+// its bytes ([events.ScannedSkill.SkillMD]), one from the cache none, but
+// for the bundled source's; Hashed counts the files read. With
 // [Options.CacheDir] it writes the cache before it returns. It blocks until done
 // and is safe for concurrent use, also while Run runs. Seq and ConfigSeq of
 // the result are zero. Symbolic links are followed only when they sit
@@ -384,10 +386,15 @@ func cacheKey(src events.Source) string {
 	case events.SourceLocal, events.SourceGitHub, events.SourceWellKnown:
 		return "local:" + src.Root
 	case events.SourceBundled:
-		return "bundled:"
+		return bundledKey
 	}
 	return ""
 }
+
+// bundledKey is the cache key of the bundled source, whose digests are
+// never persisted and whose SKILL.md bytes stay in the in-memory cache (a
+// few small files embedded in the binary).
+const bundledKey = "bundled:"
 
 // scanAll scans and publishes every served source of cfg in order.
 func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
@@ -479,7 +486,9 @@ type cacheEntry struct {
 	// the bytes hashed ([skill.Content]).
 	mime string
 	text bool
-	// content is kept for SKILL.md files only, whose bytes the scan carries.
+	// content is kept for the bundled source's SKILL.md files only: a
+	// local SKILL.md's bytes go with the scan that read them
+	// ([hashResult.contents]) and are not cached.
 	content []byte
 }
 
@@ -625,7 +634,7 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 	if len(w.skills) == 0 && src.Kind != events.SourceBundled {
 		out.Diagnostics = append(out.Diagnostics, noSkillDiag(src))
 	}
-	m := manifests{w: w, fresh: h.fresh, failed: h.failed, over: over, reported: map[string]bool{}}
+	m := manifests{w: w, fresh: h.fresh, contents: h.contents, failed: h.failed, over: over, reported: map[string]bool{}}
 	for _, sk := range w.skills {
 		if ss, ok := m.skill(sk); ok {
 			out.Skills = append(out.Skills, ss)
@@ -677,7 +686,7 @@ func (s *scanner) newWalker(src events.Source, dc *dirCache) (w *walker, rootKey
 		w.fsys = s.bundled
 		w.rootReal = "."
 		w.resolve = func(p string) (string, error) { return filepath.FromSlash(p), nil }
-		return w, "bundled:", nil, nil
+		return w, bundledKey, nil, nil
 	}
 	return nil, "", nil, fmt.Errorf("scanning source %s: kind %s is not scanned by this release", src.Location, src.Kind)
 }
@@ -727,7 +736,10 @@ func rootProblem(src events.Source) (diag *events.Diagnostic, ok bool) {
 type hashResult struct {
 	fresh  map[string]cacheEntry // by path in the scan's file system
 	failed map[string]error      // files that could not be read
-	hashed int                   // files read
+	// contents holds the bytes of the local SKILL.md files this scan
+	// read, by path; a cached entry of a local root holds no bytes.
+	contents map[string][]byte
+	hashed   int // files read
 	// durable counts the entries of fresh that may be persisted, newly
 	// those of them that were hashed by this scan.
 	durable, newly int
@@ -750,12 +762,14 @@ type hashJob struct {
 // scan began, before any stat. It returns an error only when ctx is done.
 func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool, start time.Time) (hashResult, error) {
 	old := s.entries(rootKey)
-	r := hashResult{fresh: make(map[string]cacheEntry, len(order)), failed: map[string]error{}}
+	r := hashResult{fresh: make(map[string]cacheEntry, len(order)), failed: map[string]error{}, contents: map[string][]byte{}}
 	var jobs []*hashJob
 	byDir := map[string]*hashJob{}
 	for _, p := range order {
 		x := wants[p]
-		if e, ok := old[p]; ok && !force[p] && e.matches(x.info) && (!x.need || e.content != nil) {
+		// A local SKILL.md's bytes are not kept (issue 12): its cached
+		// digest is enough, the catalog builder has what it built of them.
+		if e, ok := old[p]; ok && !force[p] && e.matches(x.info) && (!x.need || e.content != nil || rootKey != bundledKey) {
 			e.modTime = x.info.ModTime()
 			r.fresh[p] = e
 			if e.durable && e.content == nil {
@@ -797,6 +811,10 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 					ce, err = hashWanted(fsys, root, p, wants[p], racy)
 				}
 				mu.Lock()
+				if err == nil && ce.content != nil && rootKey != bundledKey {
+					// Carried by this scan only, never kept in the cache.
+					r.contents[p], ce.content = ce.content, nil
+				}
 				if err != nil {
 					r.failed[p] = err
 				} else {
@@ -820,7 +838,7 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 	}
 	s.mu.Lock()
 	s.cache[rootKey] = r.fresh
-	if s.disk != nil && rootKey != "bundled:" {
+	if s.disk != nil && rootKey != bundledKey {
 		if n, ok := s.persisted[rootKey]; !ok || n != r.durable || r.newly > 0 {
 			s.persisted[rootKey] = r.durable
 			s.unsaved[rootKey] = r.fresh
@@ -836,7 +854,7 @@ func (s *scanner) entries(rootKey string) map[string]cacheEntry {
 	s.mu.Lock()
 	old, ok := s.cache[rootKey]
 	s.mu.Unlock()
-	if ok || s.disk == nil || rootKey == "bundled:" {
+	if ok || s.disk == nil || rootKey == bundledKey {
 		return old
 	}
 	old = s.disk.load(rootKey)
@@ -931,6 +949,7 @@ func mebibytes(n int64) string {
 type manifests struct {
 	w        *walker
 	fresh    map[string]cacheEntry
+	contents map[string][]byte
 	failed   map[string]error
 	over     overCap
 	reported map[string]bool
@@ -962,8 +981,12 @@ func (m *manifests) skill(sk foundSkill) (events.ScannedSkill, bool) {
 	if base := path.Base(sk.md.path); base != "SKILL.md" {
 		first.DiskName = base
 	}
+	content := md.content
+	if content == nil {
+		content = m.contents[sk.md.path]
+	}
 	ss := events.ScannedSkill{Dir: m.w.display(sk.dir), RelDir: sk.rel, RealDir: sk.real, DirID: sk.id,
-		SkillMD: md.content, Files: []events.File{first}}
+		SkillMD: content, Files: []events.File{first}}
 	for _, f := range sk.files {
 		if d, ok := m.over.file[f.path]; ok {
 			m.report(f.path, d)

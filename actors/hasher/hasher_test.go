@@ -268,7 +268,7 @@ func TestScanRecordsContent(t *testing.T) {
 		"long":              {"text/plain", false}, // sniffed from its first 8192 bytes; not UTF-8 throughout
 		"nested/b/SKILL.md": {"text/markdown", true},
 	}
-	check := func(t *testing.T, scan events.SourceScanned) {
+	check := func(t *testing.T, scan events.SourceScanned, carried bool) {
 		t.Helper()
 		i := slices.IndexFunc(scan.Skills, func(s events.ScannedSkill) bool { return s.RelDir == "a" })
 		if i < 0 {
@@ -282,8 +282,8 @@ func TestScanRecordsContent(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("MIME types and text flags mismatch (-want +got):\n%s", diff)
 		}
-		if string(sk.SkillMD) != md || sk.Files[0].Digest != skilltest.Digest(md) {
-			t.Errorf("SkillMD = %q, want the bytes Files[0] describes", sk.SkillMD)
+		if sk.Files[0].Digest != skilltest.Digest(md) || carried && string(sk.SkillMD) != md || !carried && sk.SkillMD != nil {
+			t.Errorf("SkillMD = %q (carried: want %v), want the bytes Files[0] describes", sk.SkillMD, carried)
 		}
 	}
 
@@ -295,7 +295,7 @@ func TestScanRecordsContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(t, first)
+	check(t, first, true)
 	cached, err := h.Scan(t.Context(), src)
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +303,7 @@ func TestScanRecordsContent(t *testing.T) {
 	if cached.Hashed != 0 {
 		t.Errorf("second scan Hashed = %d, want 0", cached.Hashed)
 	}
-	check(t, cached)
+	check(t, cached, false) // issue 12: a cached SKILL.md is not read again
 
 	fsys := fstest.MapFS{}
 	for p, body := range tree {
@@ -314,7 +314,7 @@ func TestScanRecordsContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(t, bundled)
+	check(t, bundled, true)
 
 	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}}
 	cat := catalog.Build(1, cfg, map[string]events.SourceScanned{src.ID: cached}, nil)
@@ -322,8 +322,10 @@ func TestScanRecordsContent(t *testing.T) {
 	if sk == nil {
 		t.Fatalf("catalog has no skill a: %+v", cat.Skills)
 	}
-	if string(sk.SkillMD) != md || sk.Files[len(sk.Files)-1].MIME == "" {
-		t.Errorf("catalog skill SkillMD = %q, files %+v; want the SKILL.md bytes and typed files", sk.SkillMD, sk.Files)
+	// The builder read the SKILL.md the cached scan did not carry (its
+	// name and description are the file's) and keeps no bytes (issue 12).
+	if sk.SkillMD != nil || sk.Description != "d" || sk.Files[len(sk.Files)-1].MIME == "" {
+		t.Errorf("catalog skill SkillMD = %q, description %q, files %+v; want no bytes, the file's description and typed files", sk.SkillMD, sk.Description, sk.Files)
 	}
 }
 
@@ -540,7 +542,10 @@ func TestScanCache(t *testing.T) {
 	if second.Hashed != 0 {
 		t.Errorf("second scan Hashed = %d, want 0", second.Hashed)
 	}
-	if diff := cmp.Diff(first.Skills, second.Skills); diff != "" {
+	if second.Skills[0].SkillMD != nil {
+		t.Errorf("second scan carries the cached SKILL.md's bytes; want none (issue 12)")
+	}
+	if diff := cmp.Diff(first.Skills, second.Skills, ignoreScanMeta); diff != "" {
 		t.Errorf("rescan differs (-first +second):\n%s", diff)
 	}
 
@@ -748,8 +753,25 @@ func (r *hasherRun) change(paths []string, rescan bool) events.SourceScanned {
 	return r.next()
 }
 
-// ignoreScanMeta leaves out what differs between two scans of one disk.
-var ignoreScanMeta = cmpopts.IgnoreFields(events.SourceScanned{}, "Seq", "ConfigSeq", "ScannedAt", "Hashed")
+// ignoreScanMeta leaves out what differs between two scans of one disk:
+// also whether a SKILL.md's bytes are carried, which depends on the digest
+// cache (issue 12: only a scan that read them carries them); see
+// [carriedMatch] for the bytes carried.
+var ignoreScanMeta = cmp.Options{
+	cmpopts.IgnoreFields(events.SourceScanned{}, "Seq", "ConfigSeq", "ScannedAt", "Hashed"),
+	cmpopts.IgnoreFields(events.ScannedSkill{}, "SkillMD"),
+}
+
+// carriedMatch checks that every SKILL.md's bytes a scan carries are the
+// bytes its Files[0] describes (digest and size).
+func carriedMatch(t *testing.T, scan events.SourceScanned) {
+	t.Helper()
+	for _, s := range scan.Skills {
+		if s.SkillMD != nil && (s.Files[0].Digest != skilltest.Digest(string(s.SkillMD)) || s.Files[0].Size != int64(len(s.SkillMD))) {
+			t.Errorf("%s: carried SKILL.md bytes do not match Files[0] %+v", s.RelDir, s.Files[0])
+		}
+	}
+}
 
 // fsOps makes random changes below a root and records the paths a watcher
 // would report.
@@ -921,6 +943,8 @@ func TestRescanMatchesFullScan(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					carriedMatch(t, got)
+					carriedMatch(t, want)
 					if diff := cmp.Diff(want, got, ignoreScanMeta); diff != "" {
 						t.Fatalf("batch %d (changed %q): rescan differs from a full scan (-full +rescan):\n%s", batch, o.paths, diff)
 					}

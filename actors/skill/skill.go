@@ -18,8 +18,11 @@
 package skill
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -174,4 +177,51 @@ func openLeaf(dir *os.Root, name, rel string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	return f, ffi, nil
+}
+
+// ErrDigestMismatch is wrapped by [ReadVerified] when the file's bytes are
+// not the ones the digest describes: it changed since it was hashed.
+var ErrDigestMismatch = errors.New("changed since it was hashed: its bytes no longer match their digest")
+
+// ReadVerified reads the file at the '/'-separated path rel below the
+// skill folder dir (real path, identity id: [OpenDir], [OpenFile]) and
+// returns its bytes only when they are exactly size bytes whose SHA-256,
+// as "sha256:<hex>", is digest; otherwise an error wrapping
+// [ErrDigestMismatch] (or the open or read error). It reads at most
+// size+1 bytes. Safe for concurrent use. Whoever holds a manifest but not
+// the bytes uses it, so that no digest is ever paired with other bytes
+// (issue 12: a catalog holds no SKILL.md bytes).
+func ReadVerified(dir string, id events.FolderID, rel string, size int64, digest string) ([]byte, error) {
+	root, err := OpenDir(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, fi, err := OpenFile(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi.Size() != size {
+		return nil, fmt.Errorf("%s: %w (size %d, hashed %d)", rel, ErrDigestMismatch, fi.Size(), size)
+	}
+	buf := make([]byte, size+1)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("reading %s: %w", rel, err)
+	}
+	if int64(n) != size || !DigestIs(buf[:n], digest) {
+		return nil, fmt.Errorf("%s: %w", rel, ErrDigestMismatch)
+	}
+	return buf[:n], nil
+}
+
+// DigestIs reports whether digest is "sha256:" followed by the lowercase
+// hex SHA-256 of data (SEP2640-R40).
+func DigestIs(data []byte, digest string) bool {
+	sum := sha256.Sum256(data)
+	var text [len("sha256:") + 2*sha256.Size]byte
+	copy(text[:], "sha256:")
+	hex.Encode(text[len("sha256:"):], sum[:])
+	return string(text[:]) == digest
 }

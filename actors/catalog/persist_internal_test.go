@@ -1,0 +1,56 @@
+package catalog
+
+import (
+	"crypto/sha256"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// TestPersistedRoundTripAndMalformed checks that the persisted form
+// decodes to what was encoded, and that a body cut short or altered under
+// a matching checksum gives an error, never a panic or a value.
+func TestPersistedRoundTripAndMalformed(t *testing.T) {
+	src := events.Source{ID: "0", Kind: events.SourceLocal, Location: "/l", Root: "/l", Prefix: "l"}
+	mod := time.Unix(1700000000, 123456789)
+	p := &persisted{Sources: []events.Source{src}, Scans: []persistedScan{{
+		Diagnostics: []events.Diagnostic{{File: "/l/x", Level: events.LevelWarn, Unserved: true, Rule: "R", Message: "m", Version: "v"}},
+		Skills: []persistedSkill{
+			{Scanned: events.ScannedSkill{Dir: "/l/a", RelDir: "a", RealDir: "/r/a", DirID: events.FolderID{Dev: 1, Ino: 2},
+				Files: []events.File{{Path: "SKILL.md", DiskName: "skill.md", Digest: "sha256:00", Size: 3, ModTime: mod, MIME: "text/markdown", Text: true}, {Path: "b.bin", Digest: "sha256:11", Size: 4}}},
+				OK: true, QualifiedName: "l__a", Name: "a", Description: "d é", SkillPath: "l/a", URI: "skill://l/a/SKILL.md",
+				Frontmatter: []byte(`{"name":"a"}`), Listed: true, UserInvocable: true},
+			{Scanned: events.ScannedSkill{Dir: "/l/b", RelDir: "b", Files: []events.File{{Path: "SKILL.md", Digest: "sha256:22", Size: 1, ModTime: mod}}},
+				NoFM: true, Diag: &events.Diagnostic{File: "/l/b/SKILL.md", Level: events.LevelError, Message: "skipped"}},
+		},
+	}}}
+	data, err := encodePersisted(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodePersisted(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p, got, cmp.AllowUnexported(persisted{})); diff != "" {
+		t.Errorf("round trip differs (-encoded +decoded):\n%s", diff)
+	}
+	body := data[:len(data)-sha256.Size]
+	for cut := len(persistMagic); cut < len(body); cut++ {
+		for _, b := range [][]byte{body[:cut], flip(body, cut)} {
+			sum := sha256.Sum256(b)
+			if q, err := decodePersisted(append(append([]byte(nil), b...), sum[:]...)); err == nil && len(b) < len(body) {
+				t.Fatalf("body cut at %d decoded to %+v", cut, q)
+			}
+		}
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := append([]byte(nil), b...)
+	c[i] ^= 0xff
+	return c
+}
