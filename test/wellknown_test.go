@@ -605,7 +605,11 @@ func TestWellKnownStartupNeverBlocks(t *testing.T) {
 func TestWellKnownBinary(t *testing.T) {
 	pub := newPublisher(t, "127.0.0.1")
 	origin := "https://" + pub.srv.Listener.Addr().String()
-	pub.set(wkPath+"hello/SKILL.md", pubFile{body: helloMD})
+	// The SKILL.md answers after a second, so that the first sync ends
+	// after initialize and its catalog reaches the session as list_changed
+	// (answered at once, the sync could end before the session starts:
+	// flaky under load).
+	pub.set(wkPath+"hello/SKILL.md", pubFile{body: helloMD, hang: time.Second})
 	pub.set(wkPath+"index.json", pubFile{body: wkIndex(wkEntry("hello", "skill-md", "hello/SKILL.md", helloMD))})
 	certFile := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(certFile, testCAPEM(), 0o644); err != nil {
