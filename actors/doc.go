@@ -21,8 +21,10 @@
 //     a digest cache; on files.changed it rescans only the folders a change
 //     touched, with the same result as a full scan;
 //   - catalog: validates the scanned skills and publishes each new catalog
-//     version ([catalog.Build] is its pure core), only when something
-//     changed, with a fixed skill set in static mode;
+//     version ([catalog.Build] is its core), only when something changed,
+//     with a fixed skill set in static mode; it persists the last catalog
+//     and, at a start with the same sources, publishes it before any scan
+//     (stale-while-revalidate: the scans then publish what differs);
 //   - notifier: turns catalog versions into resource update notices, a
 //     URI's first change at once and later ones at most once per window
 //     ([notifier.DefaultDebounce]): the one component

@@ -1,6 +1,8 @@
 // Package catalog is the catalog builder actor (DESIGN "catalog builder"):
 // it keeps the newest configuration, scans and overrides and publishes each
-// new catalog version. [Build] is its pure core.
+// new catalog version, and persists the last one so that a restart serves
+// it at once (persist.go). [Build] is its core: no I/O but reading a
+// SKILL.md whose bytes a scan does not carry.
 package catalog
 
 import (
