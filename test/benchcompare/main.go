@@ -179,6 +179,10 @@ func run(c config) error {
 // this), walking the tree as discovery would, without following links.
 func readEverySkillMD(corpus string) (time.Duration, error) {
 	t := time.Now()
+	// The corpus may be given through a link: walk the folder it names.
+	if real, err := filepath.EvalSymlinks(corpus); err == nil {
+		corpus = real
+	}
 	err := filepath.WalkDir(corpus, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
