@@ -657,6 +657,10 @@ type Builder struct {
 	store     *store
 	loaded    bool
 	persisted bool // a catalog was handed to store
+	// unsaved is set when a catalog built from at least one real scan was
+	// published and not yet handed to store: it is written once every
+	// source has a real scan, also when that last scan changes nothing.
+	unsaved bool
 }
 
 // folderKey names a skill folder of one source.
@@ -769,24 +773,37 @@ func (b *Builder) takeScan(ev events.SourceScanned) bool {
 // the stdio server's instructions, so it must not list a skill the user took
 // out of the catalog.
 func (b *Builder) rebuild() {
-	cat := b.next()
-	if cat == nil {
-		return
-	}
-	b.log.Debug("catalog built", "version", cat.Version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
-	if err := events.Publish(b.pub, events.CatalogChanged{Catalog: cat}); err != nil {
-		b.log.Error("publishing catalog", "version", cat.Version, "error", err)
+	if cat := b.next(); cat != nil {
+		b.log.Debug("catalog built", "version", cat.Version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
+		if err := events.Publish(b.pub, events.CatalogChanged{Catalog: cat}); err != nil {
+			b.log.Error("publishing catalog", "version", cat.Version, "error", err)
+		}
+		b.unsaved = b.unsaved || b.anyRealScan()
 	}
 	b.persist()
 }
 
-// persist has the catalog just published written to the cache folder:
-// the first one at once (a process may exit right after its first
-// initialize), later ones persistDelay after the last of a burst. A
-// catalog still built from a stand-in scan is not written: the file holds
-// it already.
+// anyRealScan reports whether a source of the configuration has a scan
+// that is not a stand-in from the persisted catalog (Seq 0).
+func (b *Builder) anyRealScan() bool {
+	for _, src := range b.cfg.Sources {
+		if b.scans[src.ID].Seq != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// persist has the last catalog published written to the cache folder, when
+// one is unsaved and every source has a real scan: the first one at once (a
+// process may exit right after its first initialize), later ones
+// persistDelay after the last of a burst. A catalog built only from
+// stand-in scans is not written (the file holds it already); one built
+// while some sources were still stand-ins is written once their real scans
+// are in, even if they change nothing (a restart then serves what the
+// revalidation found, not the stale file again).
 func (b *Builder) persist() {
-	if b.store == nil || b.cfg.Static {
+	if b.store == nil || b.cfg.Static || !b.unsaved {
 		return
 	}
 	for _, src := range b.cfg.Sources {
@@ -794,6 +811,7 @@ func (b *Builder) persist() {
 			return
 		}
 	}
+	b.unsaved = false
 	delay := persistDelay
 	if !b.persisted {
 		b.persisted, delay = true, 0

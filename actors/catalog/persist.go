@@ -592,6 +592,12 @@ func (b *Builder) restore(cfg events.SourcesConfigured, p *persisted) {
 			}
 		}
 		b.memo.sources[src.ID] = sm
+		if old, ok := b.scans[src.ID]; ok && old.ConfigSeq >= cfg.Seq {
+			// A real scan for this configuration came before the
+			// configuration itself (the builder's inboxes are read in
+			// any order): it is newer than the file, so it stays.
+			continue
+		}
 		b.scans[src.ID] = scan
 	}
 }

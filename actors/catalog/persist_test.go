@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +26,7 @@ import (
 type proc struct {
 	t                   *testing.T
 	src                 events.Source
+	srcs                []events.Source // src first
 	hasher              *hasher.Hasher
 	cfgIn, scanIn, ovIn chan *message.Message
 	pub                 *eventstest.Publisher
@@ -35,9 +37,24 @@ type proc struct {
 
 func startProc(t *testing.T, root, cache string) *proc {
 	t.Helper()
-	p := &proc{t: t, src: localSource(root), hasher: newTestHasher(&hasher.Options{CacheDir: cache}),
+	p := newProc(t, cache, root)
+	p.configure()
+	return p
+}
+
+// newProc starts the builder of a process serving roots (each a local
+// source) without sending it the configuration yet ([proc.configure]).
+func newProc(t *testing.T, cache string, roots ...string) *proc {
+	t.Helper()
+	p := &proc{t: t, hasher: newTestHasher(&hasher.Options{CacheDir: cache}),
 		cfgIn: make(chan *message.Message, 1), scanIn: make(chan *message.Message, 1), ovIn: make(chan *message.Message, 1),
 		pub: eventstest.NewPublisher()}
+	for i, r := range roots {
+		src := localSource(r)
+		src.ID = strconv.Itoa(i)
+		p.srcs = append(p.srcs, src)
+	}
+	p.src = p.srcs[0]
 	ctx, cancel := context.WithCancel(t.Context())
 	b := catalog.New(catalog.Inboxes{Configured: p.cfgIn, Scanned: p.scanIn, Overrides: p.ovIn}, p.pub, &catalog.Options{CacheDir: cache})
 	done := make(chan error, 1)
@@ -52,9 +69,14 @@ func startProc(t *testing.T, root, cache string) *proc {
 		})
 	}
 	t.Cleanup(p.stop)
-	p.cfgIn <- eventstest.Encode(t, events.SourcesConfigured{Seq: 1, Sources: []events.Source{p.src}})
-	p.ovIn <- eventstest.Encode(t, events.OverridesChanged{Seq: 1})
 	return p
+}
+
+// configure sends the builder the configuration (every source) and the
+// overrides.
+func (p *proc) configure() {
+	p.cfgIn <- eventstest.Encode(p.t, events.SourcesConfigured{Seq: 1, Sources: p.srcs})
+	p.ovIn <- eventstest.Encode(p.t, events.OverridesChanged{Seq: 1})
 }
 
 // next returns the next catalog published within wait, or nil.
@@ -73,10 +95,13 @@ func (p *proc) next(wait time.Duration) *events.Catalog {
 	}
 }
 
-// scan scans the folder and feeds the scan to the builder.
-func (p *proc) scan() {
+// scan scans the (first) folder and feeds the scan to the builder.
+func (p *proc) scan() { p.t.Helper(); p.scanSource(p.src) }
+
+// scanSource scans src and feeds the scan to the builder.
+func (p *proc) scanSource(src events.Source) {
 	p.t.Helper()
-	scan, err := p.hasher.Scan(p.t.Context(), p.src)
+	scan, err := p.hasher.Scan(p.t.Context(), src)
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -285,5 +310,78 @@ func TestUnreadSkillMDNotKept(t *testing.T) {
 	scan.Seq++
 	if c := bl.Scan(scan); c == nil || len(c.Skills) != 1 || c.Skills[0].Description != "Alpha." {
 		t.Fatalf("after the file was put back: %+v, want skill a read again", c)
+	}
+}
+
+// TestPersistedCatalogRewrittenAfterRevalidation (adversarial trial, bug
+// 1): when the revalidating scans of a restart find a change, the file is
+// rewritten once every source has a real scan — also when the source
+// scanned last changed nothing — so the next restart serves the change, not
+// the first catalog ever written.
+func TestPersistedCatalogRewrittenAfterRevalidation(t *testing.T) {
+	catalog.SetPersistDelay(t, 0)
+	base := t.TempDir()
+	rootA, rootB, cache := filepath.Join(base, "a"), filepath.Join(base, "b"), filepath.Join(base, "cache")
+	skilltest.WriteTree(t, rootA, map[string]string{"x/SKILL.md": skilltest.SkillMD("x", "X.")})
+	skilltest.WriteTree(t, rootB, map[string]string{"y/SKILL.md": skilltest.SkillMD("y", "Y.")})
+	start := func() *proc { p := newProc(t, cache, rootA, rootB); p.configure(); return p }
+	first := start()
+	first.scanSource(first.srcs[0])
+	first.scanSource(first.srcs[1])
+	if c := first.next(10 * time.Second); c == nil {
+		t.Fatal("first start: no catalog")
+	}
+	persistedFile(t, cache, time.Time{})
+	first.stop()
+
+	skilltest.WriteTree(t, rootA, map[string]string{"x/SKILL.md": skilltest.SkillMD("x", "X, changed while down.")})
+	second := start()
+	if c := second.next(10 * time.Second); c == nil {
+		t.Fatal("second start: the persisted catalog was not served")
+	}
+	since := time.Now()
+	second.scanSource(second.srcs[0]) // the change: published, b still a stand-in
+	if c := second.next(10 * time.Second); c == nil || c.SkillByName("a__x").Description != "X, changed while down." {
+		t.Fatalf("second start after a's scan: %+v, want the change", c)
+	}
+	second.scanSource(second.srcs[1]) // no change: nothing published, but now the file is written
+	persistedFile(t, cache, since)
+	second.stop()
+
+	third := start()
+	if c := third.next(10 * time.Second); c == nil || c.SkillByName("a__x").Description != "X, changed while down." {
+		t.Fatalf("third start served %+v, want the change the second start found", c)
+	}
+}
+
+// TestPersistedCatalogScanBeforeConfig (adversarial trial, bug 2): a real
+// scan the builder reads before the configuration (its inboxes are read in
+// any order) is not replaced by the persisted catalog's stand-in.
+func TestPersistedCatalogScanBeforeConfig(t *testing.T) {
+	catalog.SetPersistDelay(t, 0)
+	base := t.TempDir()
+	root, cache := filepath.Join(base, "skills"), filepath.Join(base, "cache")
+	skilltest.WriteTree(t, root, map[string]string{"b/SKILL.md": skilltest.SkillMD("b", "Bravo.")})
+	first := startProc(t, root, cache)
+	first.scan()
+	if first.next(10*time.Second) == nil {
+		t.Fatal("first start: no catalog")
+	}
+	persistedFile(t, cache, time.Time{})
+	first.stop()
+
+	skilltest.WriteTree(t, root, map[string]string{"b/SKILL.md": skilltest.SkillMD("b", "Bravo, changed while down.")})
+	second := newProc(t, cache, root)
+	second.scan()
+	for len(second.scanIn) > 0 { // the builder has taken the scan
+		time.Sleep(time.Millisecond)
+	}
+	second.configure()
+	var last *events.Catalog
+	for c := second.next(2 * time.Second); c != nil; c = second.next(300 * time.Millisecond) {
+		last = c
+	}
+	if last == nil || last.SkillByName("skills__b").Description != "Bravo, changed while down." {
+		t.Fatalf("served %+v, want the real scan's change", last)
 	}
 }
