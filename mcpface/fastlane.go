@@ -98,7 +98,9 @@ func (l *fastLane) answer(w *wire, line []byte) []byte {
 		return nil
 	}
 	w.mu.Lock()
-	ready := !w.initPending && w.sdkReplied && len(w.partial) == 0 && !w.pending[r.id] && (r.modern || w.version != "")
+	// One era per connection: a 2026-07-28 request on a connection that
+	// began with a 2025-11-25 initialize (or the reverse) is the SDK's.
+	ready := !w.initPending && w.sdkReplied && len(w.partial) == 0 && !w.pending[r.id] && (r.modern == (w.version == ""))
 	w.mu.Unlock()
 	if !ready {
 		return nil

@@ -325,6 +325,7 @@ func checkErrors(t *testing.T, tw *twin, cat *events.Catalog) {
 		{"resources/read", `"uri":` + jsonString(sk.SkillRootURI()), true},
 		{"resources/read", ``, true},
 		// Left to the SDK.
+		{"resources/read", `"uri":` + jsonString(sk.URI) + `,"_meta":` + otherEraMeta(tw), false},
 		{"resources/read", `"uri":` + jsonString(strings.Replace(sk.URI, "SKILL.md", "%53KILL.md", 1)), false},
 		{"resources/read", `"uri":` + jsonString(sk.URI) + `,"extra":1`, false},
 		{"resources/read", `"uri":` + jsonString(sk.URI) + `,"uri":` + jsonString(sk.URI), false},
@@ -377,6 +378,16 @@ func TestFastLaneLeavesAppViewsToSDK(t *testing.T) {
 // TestFastLaneRaceWithSwaps: pipelined skills/list, skills/get and
 // resources/read answered by the fast lane while catalogs swap: no answer
 // mixes versions, and every read's bytes match its version's digest.
+// otherEraMeta is a request _meta of the era tw's connection did not begin
+// with: a 2026-07-28 _meta on a 2025-11-25 connection, or an empty one
+// (which makes the request 2025-11-25) on a 2026-07-28 connection.
+func otherEraMeta(tw *twin) string {
+	if tw.era == legacy {
+		return `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	}
+	return `{}`
+}
+
 func TestFastLaneRaceWithSwaps(t *testing.T) {
 	skills, vs, next := swapFixture(t)
 	f := mcpface.New(&mcpface.Options{PageSize: 2})
