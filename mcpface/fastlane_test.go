@@ -634,3 +634,16 @@ func TestFastLaneLeavesChangedFilesToSDK(t *testing.T) {
 	tw.compare(t, "resources/read", read(sk.URI), false)
 	tw.compare(t, "skills/get", tw.params(`"uri":`+jsonString(sk.URI)), true)
 }
+
+// TestNullParams: "params": null on skills/list, skills/get or
+// resources/directory/read is -32602 on both paths (it was a handler
+// panic, answered -32603: adversarial trial).
+func TestNullParams(t *testing.T) {
+	tw := newTwin(t, newFixture(t).cat, mcpface.Options{}, legacy)
+	for _, method := range []string{"skills/list", "skills/get", "resources/directory/read"} {
+		res := tw.compare(t, method, "null", false)
+		if code := fmt.Sprint(res["error"].(map[string]any)["code"]); code != "-32602" {
+			t.Errorf("%s with params null: %v, want -32602", method, res)
+		}
+	}
+}

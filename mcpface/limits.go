@@ -161,11 +161,31 @@ func probeParams(p mcp.Params) paramProbe {
 // decoded it; this covers stdio.
 func (f *Facade) limitMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if nilExtensionParams(req.GetParams()) {
+			// "params": null on one of this server's own methods: the SDK
+			// hands over a nil pointer its own request accessors would
+			// dereference.
+			return nil, invalidParams(method+": params must be an object", "")
+		}
 		if err := paramsLimitError(req.GetParams()); err != nil {
 			return nil, err
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// nilExtensionParams reports whether p is a nil pointer to the params of
+// skills/list, skills/get or resources/directory/read.
+func nilExtensionParams(p mcp.Params) bool {
+	switch p := p.(type) {
+	case *skillsListParams:
+		return p == nil
+	case *skillsGetParams:
+		return p == nil
+	case *dirReadParams:
+		return p == nil
+	}
+	return false
 }
 
 // paramsLimitError returns the -32602 answer for params p with a field over
