@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -331,21 +332,33 @@ func TestPersistedCatalogRewrittenAfterRevalidation(t *testing.T) {
 	if c := first.next(10 * time.Second); c == nil {
 		t.Fatal("first start: no catalog")
 	}
-	persistedFile(t, cache, time.Time{})
+	file := persistedFile(t, cache, time.Time{})
 	first.stop()
+	written, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	skilltest.WriteTree(t, rootA, map[string]string{"x/SKILL.md": skilltest.SkillMD("x", "X, changed while down.")})
 	second := start()
 	if c := second.next(10 * time.Second); c == nil {
 		t.Fatal("second start: the persisted catalog was not served")
 	}
-	since := time.Now()
 	second.scanSource(second.srcs[0]) // the change: published, b still a stand-in
 	if c := second.next(10 * time.Second); c == nil || c.SkillByName("a__x").Description != "X, changed while down." {
 		t.Fatalf("second start after a's scan: %+v, want the change", c)
 	}
 	second.scanSource(second.srcs[1]) // no change: nothing published, but now the file is written
-	persistedFile(t, cache, since)
+	// Compared by content: a file's mtime comes from a coarse clock and
+	// may read earlier than a time.Now taken before the write.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if now, _ := os.ReadFile(file); len(now) > 0 && !bytes.Equal(now, written) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the persisted catalog was not rewritten after the revalidation found a change")
+		}
+	}
 	second.stop()
 
 	third := start()
