@@ -3,16 +3,13 @@ package catalog
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"slices"
 	"sync"
 	"time"
@@ -21,7 +18,6 @@ import (
 	json "github.com/segmentio/encoding/json"
 
 	"github.com/skilljack/skilljack-mcp/actors/remote"
-	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
 )
 
@@ -117,39 +113,11 @@ func (st *store) fileName(sources []events.Source) string {
 	return "catalog-" + hex.EncodeToString(sum[:12]) + ".bin"
 }
 
-// open returns a Root on the cache folder (creating it when create is
-// set), refused like every cache folder when it is a link, a file or
-// another user's folder.
-func (st *store) open(create bool) (*os.Root, error) {
-	fi, err := os.Lstat(st.dir)
-	if create && errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(st.dir, 0o700); err != nil {
-			return nil, err
-		}
-		fi, err = os.Lstat(st.dir)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := remote.CheckFolder(st.dir, fi); err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(st.dir)
-	if err != nil {
-		return nil, err
-	}
-	if rfi, err := root.Stat("."); err != nil || !os.SameFile(fi, rfi) {
-		root.Close()
-		return nil, remote.Refuse(st.dir, "was replaced while it was being opened")
-	}
-	return root, nil
-}
-
 // load returns the persisted catalog of sources, or nil (logged: debug
 // for a missing file, a warning for an unreadable, corrupt or foreign one).
 func (st *store) load(sources []events.Source) *persisted {
 	name := st.fileName(sources)
-	data, err := st.read(name)
+	data, err := remote.ReadPrivateFile(st.dir, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			st.log.Debug("no persisted catalog yet; the first catalog waits for the scans", "file", name)
@@ -170,34 +138,6 @@ func (st *store) load(sources []events.Source) *persisted {
 		return nil
 	}
 	return p
-}
-
-// read returns the bytes of the file name in the cache folder.
-func (st *store) read(name string) ([]byte, error) {
-	root, err := st.open(false)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, fi, err := skill.OpenFile(root, name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, 0, fi.Size()+1)
-	for {
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-	}
 }
 
 // decodePersisted checks the format line and the checksum of data and
@@ -438,32 +378,12 @@ func (st *store) save(p *persisted) error {
 	if err != nil {
 		return err
 	}
-	root, err := st.open(true)
+	root, err := remote.OpenPrivateDir(st.dir, true)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	name := st.fileName(p.Sources)
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := fmt.Sprintf(".%s.%d-%s.tmp", name, os.Getpid(), hex.EncodeToString(rnd[:]))
-	// O_EXCL: nothing already at tmp (a link) is written through.
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		// A rename replaces a link at name, never writes through it.
-		werr = root.Rename(tmp, name)
-	}
-	if werr != nil {
-		_ = root.Remove(tmp)
-	}
-	return werr
+	return remote.WriteFileAtomicMode(root, st.fileName(p.Sources), data, 0o600)
 }
 
 // later writes what p makes delay from now, unless a newer catalog comes

@@ -2,21 +2,17 @@ package hasher
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/skilljack/skilljack-mcp/actors/remote"
-	"github.com/skilljack/skilljack-mcp/actors/skill"
 )
 
 // The persistent digest cache (issue 12 "No hashing on the way to
@@ -63,36 +59,6 @@ type diskCache struct {
 	refusedOnce sync.Once
 }
 
-// open returns a Root on the cache folder, creating a missing one when
-// create is set. Like every cache folder (actors/remote), it is refused
-// with a [remote.Refusal] naming it, and nothing is read or written in it,
-// when it is a symbolic link, a file or another user's folder, or was
-// replaced while being opened (issue 10: a link to a folder was followed).
-func (d *diskCache) open(create bool) (*os.Root, error) {
-	fi, err := os.Lstat(d.dir)
-	if create && errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(d.dir, 0o700); err != nil {
-			return nil, err
-		}
-		fi, err = os.Lstat(d.dir)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := remote.CheckFolder(d.dir, fi); err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(d.dir)
-	if err != nil {
-		return nil, err
-	}
-	if rfi, err := root.Stat("."); err != nil || !os.SameFile(fi, rfi) {
-		root.Close()
-		return nil, remote.Refuse(d.dir, "was replaced while it was being opened")
-	}
-	return root, nil
-}
-
 // refused reports whether err is the refusal of the cache folder, logging
 // the first one as a warning: digests are then kept in memory only.
 func (d *diskCache) refused(err error) bool {
@@ -115,7 +81,7 @@ func (d *diskCache) fileName(rootKey string) string {
 // line for a missing file, a warning for an unreadable or corrupt one).
 func (d *diskCache) load(rootKey string) map[string]cacheEntry {
 	name := d.fileName(rootKey)
-	data, err := d.read(name)
+	data, err := remote.ReadPrivateFile(d.dir, name)
 	if err != nil {
 		if d.refused(err) {
 			return nil
@@ -135,38 +101,10 @@ func (d *diskCache) load(rootKey string) map[string]cacheEntry {
 	return m
 }
 
-// read returns the bytes of the cache file name.
-func (d *diskCache) read(name string) ([]byte, error) {
-	root, err := d.open(false)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, fi, err := skill.OpenFile(root, name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, 0, fi.Size()+1)
-	for {
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-	}
-}
-
 // save replaces the cache file of rootKey with the durable entries of m.
 func (d *diskCache) save(rootKey string, m map[string]cacheEntry) error {
 	data := encodeEntries(m, rootKey)
-	root, err := d.open(true)
+	root, err := remote.OpenPrivateDir(d.dir, true)
 	if d.refused(err) {
 		return nil // warned once; the in-memory cache goes on
 	}
@@ -174,27 +112,7 @@ func (d *diskCache) save(rootKey string, m map[string]cacheEntry) error {
 		return err
 	}
 	defer root.Close()
-	name := d.fileName(rootKey)
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := fmt.Sprintf(".%s.%d-%s.tmp", name, os.Getpid(), hex.EncodeToString(rnd[:]))
-	// O_EXCL: a link (or anything) already at tmp is never written through.
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		// A rename replaces a link at name, never writes through it.
-		werr = root.Rename(tmp, name)
-	}
-	if werr != nil {
-		_ = root.Remove(tmp)
-	}
-	return werr
+	return remote.WriteFileAtomicMode(root, d.fileName(rootKey), data, 0o600)
 }
 
 // encodeEntries writes the durable entries of m: the magic, rootKey, the

@@ -315,8 +315,14 @@ func SwapFolder(root *os.Root, staging, dst, trash string) error {
 // content, never a part. The rename replaces a link by that name; it
 // never writes through one.
 func WriteFileAtomic(root *os.Root, name string, b []byte) error {
+	return WriteFileAtomicMode(root, name, b, 0o644)
+}
+
+// WriteFileAtomicMode is [WriteFileAtomic] creating the file with perm
+// (0600 for the private caches: the digest cache, the persisted catalog).
+func WriteFileAtomicMode(root *os.Root, name string, b []byte, perm os.FileMode) error {
 	tmp := name + ".tmp" + strconv.FormatUint(rand.Uint64(), 36)
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", DisplayPath(root, name), err)
 	}
