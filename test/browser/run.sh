@@ -21,17 +21,9 @@ die() {
 section() { printf '\n=== %s ===\n' "$*"; }
 
 section "browser: chromium"
-chromium="${CHROMIUM:-/usr/bin/chromium}"
-if [[ ! -x "$chromium" ]]; then
-	echo "installing Debian's chromium (apt-get)"
-	sudo=""
-	[[ "$(id -u)" == 0 ]] || sudo="sudo"
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
-fi
-[[ -x "$chromium" ]] || die "no Chromium at $chromium"
-"$chromium" --version 2>/dev/null || true
-export CHROMIUM="$chromium"
+# shellcheck source=../outside/chromium.sh
+source "$root/test/outside/chromium.sh"
+ensure_chromium
 
 section "browser: host bridge (cached in .tools/browser)"
 command -v npm >/dev/null || die "npm is needed to install @modelcontextprotocol/ext-apps"

@@ -29,15 +29,9 @@ die() {
 section() { printf '\n=== %s ===\n' "$*"; }
 
 section "ui: chromium"
-chromium="${CHROMIUM:-/usr/bin/chromium}"
-if [[ ! -x "$chromium" ]]; then
-	echo "installing Debian's chromium (apt-get)"
-	sudo=""
-	[[ "$(id -u)" == 0 ]] || sudo="sudo"
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
-fi
-[[ -x "$chromium" ]] || die "no Chromium at $chromium"
+# shellcheck source=chromium.sh
+source "$here/chromium.sh"
+ensure_chromium
 
 section "ui: tools (cached in .tools/)"
 # shellcheck source=node.sh
