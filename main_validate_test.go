@@ -118,13 +118,14 @@ func TestListFindingRule(t *testing.T) {
 // TestEveryFindingHasARule (issue 15: every finding names file, rule ID and
 // reason): findings about this server's own limits and state — a source
 // with no skill, a missing source folder, a file over its size cap, a
-// broken link, a SKILL.md in a skipped folder — cite a project rule
+// broken link, a SKILL.md past the discovery depth — cite a project rule
 // ([events.Rules]), as findings about the skill format cite the spec's.
 func TestEveryFindingHasARule(t *testing.T) {
 	empty, missing, skills := t.TempDir(), filepath.Join(t.TempDir(), "gone"), t.TempDir()
 	writeFile(t, filepath.Join(skills, "big", "SKILL.md"), skillBody("big", "Big."))
 	writeFile(t, filepath.Join(skills, "big", "data.bin"), strings.Repeat("x", 2<<20))
 	writeFile(t, filepath.Join(skills, "big", ".git", "inner", "SKILL.md"), skillBody("inner", "Inner."))
+	writeFile(t, filepath.Join(skills, "c", "1", "2", "3", "4", "5", "6", "7", "SKILL.md"), skillBody("deep", "Deep."))
 	if err := os.Symlink(filepath.Join(skills, "nowhere"), filepath.Join(skills, "big", "dangling.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestEveryFindingHasARule(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("exit %d: %v\n%s", code, err, out)
 	}
-	want := map[string]bool{events.RuleNoSkill: false, events.RuleRootUnreadable: false, events.RuleOverCap: false}
+	want := map[string]bool{events.RuleNoSkill: false, events.RuleRootUnreadable: false, events.RuleOverCap: false, events.RuleTooDeep: false}
 	for _, f := range rep.Findings {
 		if f.Rule == "" {
 			t.Errorf("finding without a rule: %+v", f)

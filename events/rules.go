@@ -13,6 +13,7 @@ const (
 	RuleNotCached       = "SKJ-S05"
 	RuleFolderTwice     = "SKJ-S06"
 	RuleSkippedFolder   = "SKJ-S07"
+	RuleTooDeep         = "SKJ-S08"
 	RuleOverCap         = "SKJ-F01"
 	RuleUnreadable      = "SKJ-F02"
 	RuleLinkNotFollowed = "SKJ-F03"
@@ -38,6 +39,7 @@ var Rules = []Rule{
 	{RuleNotCached, "a remote source has no cached copy yet (validate and list never fetch)"},
 	{RuleFolderTwice, "a folder reached a second time (through a link or another source) is scanned once"},
 	{RuleSkippedFolder, "a SKILL.md inside a folder discovery skips (version-control, tool or hidden folders) is not served"},
+	{RuleTooDeep, "a SKILL.md more than six folders below its source root is past the discovery depth and not served as a skill"},
 	{RuleOverCap, "a file is over its size cap (MAX_SKILL_MD_MB, MAX_FILE_SIZE_MB) and is not read"},
 	{RuleUnreadable, "a file or folder cannot be read"},
 	{RuleLinkNotFollowed, "a symbolic link that discovery does not follow"},

@@ -729,7 +729,7 @@ func rootProblem(src events.Source) (diag *events.Diagnostic, ok bool) {
 	default:
 		msg = fmt.Sprintf("cannot read skill directory %s: %v; no skills are served from it", root, err)
 	}
-	return &events.Diagnostic{File: root, Level: events.LevelWarn, Rule: events.RuleRootUnreadable, Message: msg}, false
+	return &events.Diagnostic{File: root, Level: events.LevelWarn, Unserved: true, Rule: events.RuleRootUnreadable, Message: msg}, false
 }
 
 // hashResult is what [scanner.hashAll] found.
@@ -1469,7 +1469,7 @@ func (w *walker) tooDeep(p string, depth int, inSkill bool) {
 		name = md.Name()
 	}
 	if name != "" {
-		w.undiscovered(path.Join(p, name), inSkill, "", fmt.Sprintf("its folder is %d levels below the source root, past the discovery depth of %d", depth, maxDiscoveryDepth))
+		w.undiscovered(path.Join(p, name), inSkill, events.RuleTooDeep, fmt.Sprintf("its folder is %d levels below the source root, past the discovery depth of %d", depth, maxDiscoveryDepth))
 		if !inSkill {
 			return
 		}
