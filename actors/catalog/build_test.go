@@ -439,6 +439,16 @@ func TestBuildCatalogMisnamedSibling(t *testing.T) {
 		!strings.Contains(dups[0].Message, "/r/skills/impostor/SKILL.md") || !strings.Contains(dups[0].Message, "/r/skills/one/SKILL.md") {
 		t.Errorf("duplicate warnings = %+v, want one on the impostor naming both files", dups)
 	}
+	// One verdict per file: the impostor's misnaming (ASF-R09) rides on the
+	// duplicate warning, never as a second diagnostic saying "served".
+	for _, d := range cat.Diagnostics {
+		if d.File == "/r/skills/impostor/SKILL.md" && d.Rule != "SEP2640-R74,ASF-R09" {
+			t.Errorf("impostor diagnostic %+v: want only the duplicate warning, rules SEP2640-R74,ASF-R09", d)
+		}
+	}
+	if len(dups) == 1 && !strings.Contains(dups[0].Message, `differs from its folder name "impostor"`) {
+		t.Errorf("duplicate warning %q does not carry the misnaming finding", dups[0].Message)
+	}
 
 	// Walk order decides between two skills that both match, or both do not.
 	cat = buildOne(t, scanned("a", skilltest.SkillMD("z", "first")), scanned("b", skilltest.SkillMD("z", "second")))

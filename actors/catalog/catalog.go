@@ -65,6 +65,10 @@ type built struct {
 	sk   events.Skill        // before overrides
 	diag *events.Diagnostic  // the one diagnostic about its SKILL.md, or nil
 	ok   bool                // served (not skipped)
+	// findings is what diag reports about a served skill's SKILL.md,
+	// without the verdict: a duplicate that is not served after all
+	// reports them beside its own verdict instead.
+	findings string
 	// noFM is set when a skipped SKILL.md does not begin with frontmatter
 	// at all (issue 13 item 7): a served skill may hold it as a file.
 	noFM bool
@@ -203,7 +207,7 @@ func (m *memo) builtFor(src events.Source, ss *events.ScannedSkill, old *sourceM
 		}
 		full.SkillMD = data
 	}
-	b.sk, b.diag, b.ok = buildSkill(src, full)
+	b.sk, b.diag, b.findings, b.ok = buildSkill(src, full)
 	if !b.ok {
 		_, err := skill.ParseFrontmatter(full.SkillMD)
 		b.noFM = errors.Is(err, skill.ErrNoFrontmatter)
@@ -270,7 +274,16 @@ func (st *buildState) sourceDiags(cands []candidate, claimed map[string]bool) {
 				continue
 			}
 		}
-		if c.b.diag != nil {
+		switch {
+		case c.dup != nil && c.b.findings != "":
+			// One verdict: a duplicate is not served, so its findings do
+			// not say "served" beside it.
+			d := *c.dup
+			d.Rule += "," + c.b.diag.Rule
+			d.Message += "; its SKILL.md also has: " + c.b.findings
+			st.diags = append(st.diags, d)
+			continue
+		case c.b.diag != nil:
 			st.diags = append(st.diags, *c.b.diag)
 		}
 		if c.dup != nil {
@@ -415,8 +428,9 @@ func mdFile(src events.Source, ss events.ScannedSkill) string {
 }
 
 // buildSkill validates one scanned skill. ok is false when it is skipped;
-// d is the one diagnostic about its SKILL.md, or nil.
-func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *events.Diagnostic, ok bool) {
+// d is the one diagnostic about its SKILL.md, or nil; found is what d
+// says is off about a served skill, without the verdict.
+func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *events.Diagnostic, found string, ok bool) {
 	file := mdFile(src, ss)
 	var version string
 	if len(ss.Files) > 0 {
@@ -425,7 +439,7 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	fm, desc, reason := readFrontmatter(ss)
 	if reason != "" {
 		return events.Skill{}, &events.Diagnostic{File: file, Level: events.LevelError, Rule: "ASF-R23", Version: version,
-			Message: fmt.Sprintf("skipped %s: %s", file, reason)}, false
+			Message: fmt.Sprintf("skipped %s: %s", file, reason)}, "", false
 	}
 	var f findings
 	f.parsing(fm)
@@ -433,7 +447,8 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 	listed = f.limits(fm, desc, name, ss.Files) && listed
 	sk = newSkill(src, ss, fm, name, desc, listed)
 	if len(f.texts) > 0 {
-		msg := fmt.Sprintf("%s: %s; served", file, strings.Join(f.texts, "; "))
+		found = strings.Join(f.texts, "; ")
+		msg := fmt.Sprintf("%s: %s; served", file, found)
 		if !listed {
 			// One policy (issue 13 item 4): an entry a strict SEP-2640 client
 			// would reject is not offered to it; everything else serves it.
@@ -442,7 +457,7 @@ func buildSkill(src events.Source, ss events.ScannedSkill) (sk events.Skill, d *
 		}
 		d = &events.Diagnostic{File: file, Level: events.LevelWarn, Rule: strings.Join(f.rules, ","), Message: msg, Version: version, Unserved: !listed}
 	}
-	return sk, d, true
+	return sk, d, found, true
 }
 
 // readFrontmatter parses the frontmatter of ss's SKILL.md and returns it
