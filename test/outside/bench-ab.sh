@@ -43,6 +43,7 @@ for r in $(seq "$rounds"); do
 		[[ -d $corpus ]] && run $v test 'EditToNotificationLarge' 10x SKILLJACK_BENCH_CORPUS="$corpus"
 		run $v actors/catalog 'BuilderEdit' 20x X=1
 		run $v actors/hasher 'ScanCorpus' 3x X=1
+		run $v actors/hasher 'OneFileChange' 20x X=1
 	done
 done
 git worktree remove --force "$basewt"
