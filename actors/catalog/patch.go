@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,7 +28,7 @@ const maxPatch = 256
 
 // patched is one skill the incremental path replaces.
 type patched struct {
-	sm     *sourceMemo
+	src    string // its source's ID
 	dir    string
 	old    *built
 	nb     *built
@@ -69,24 +70,14 @@ func (b *Builder) patch(current map[string]events.SourceScanned) (cat *events.Ca
 			if !ok {
 				return nil, false
 			}
-			changes = append(changes, patched{sm: sm, dir: ss.Dir, old: o, nb: nb, index: i, served: served})
+			changes = append(changes, patched{src: src.ID, dir: ss.Dir, old: o, nb: nb, index: i, served: served})
 		}
 	}
 	skills, diags, same, ok := b.apply(prev, changes)
 	if !ok {
 		return nil, false
 	}
-	b.memo.rebuilt = 0
-	for _, c := range changes {
-		c.sm.byDir[c.dir] = c.nb
-		if c.nb != c.old {
-			b.memo.rebuilt++
-		}
-	}
-	for _, src := range b.cfg.Sources {
-		sm := b.memo.sources[src.ID]
-		sm.last, sm.lastDiags = current[src.ID].Skills, current[src.ID].Diagnostics
-	}
+	b.commit(current, changes)
 	if carried {
 		b.dropBytes(current)
 	} else {
@@ -100,6 +91,31 @@ func (b *Builder) patch(current map[string]events.SourceScanned) (cat *events.Ca
 	cat.ConfigSeq, cat.OverridesSeq = b.cfg.Seq, b.overrides.Seq
 	b.prev = cat
 	return cat, true
+}
+
+// commit records in the memo what the incremental path built. A source
+// memo is replaced, never changed: a persisted catalog being written on
+// another goroutine reads the one it was given (persist.go). Its map is
+// copied, which costs a copy of its table, not a rehash.
+func (b *Builder) commit(current map[string]events.SourceScanned, changes []patched) {
+	b.memo.rebuilt = 0
+	for _, src := range b.cfg.Sources {
+		old := b.memo.sources[src.ID]
+		sm := &sourceMemo{src: old.src, byDir: old.byDir, unread: old.unread, noFM: old.noFM,
+			last: current[src.ID].Skills, lastDiags: current[src.ID].Diagnostics}
+		cloned := false
+		for _, c := range changes {
+			if c.src != src.ID || c.nb == c.old {
+				continue
+			}
+			if !cloned {
+				sm.byDir, cloned = maps.Clone(old.byDir), true
+			}
+			sm.byDir[c.dir] = c.nb
+			b.memo.rebuilt++
+		}
+		b.memo.sources[src.ID] = sm
+	}
 }
 
 // holdsNoFM reports whether the skill folder dir holds a SKILL.md without
@@ -121,7 +137,7 @@ func (b *Builder) dropChangedBytes(current map[string]events.SourceScanned, chan
 	for id, scan := range current {
 		var skills []events.ScannedSkill
 		for _, c := range changes {
-			if c.sm != b.memo.sources[id] || scan.Skills[c.index].SkillMD == nil {
+			if c.src != id || scan.Skills[c.index].SkillMD == nil {
 				continue
 			}
 			if skills == nil {

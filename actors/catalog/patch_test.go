@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
 	"github.com/skilljack/skilljack-mcp/actors/skill/skilltest"
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // TestBuilderPatchMatchesFullBuild checks the builder's incremental path
@@ -134,4 +136,52 @@ func TestBuilderPatchMatchesFullBuild(t *testing.T) {
 		t.Errorf("%d of %d rescans took the incremental path (%d were edits keeping the skill's place); want at least a third of the edits", patched, 600, edits)
 	}
 	t.Logf("%d of 600 rescans incremental, %d edits", patched, edits)
+}
+
+// TestPatchWhilePersisting runs the incremental path while persisted
+// catalogs are being written on the store's goroutine (persist.go reads
+// the memo it was given): under -race this shows that a version built
+// incrementally never changes a memo a write may read, and every version
+// is the edit's.
+func TestPatchWhilePersisting(t *testing.T) {
+	catalog.SetPersistDelay(t, time.Millisecond)
+	root := filepath.Join(t.TempDir(), "skills")
+	files := map[string]string{}
+	for i := range 50 {
+		files[fmt.Sprintf("s%d/SKILL.md", i)] = skilltest.SkillMD(fmt.Sprintf("s%d", i), "d")
+		files[fmt.Sprintf("s%d/x.md", i)] = "x"
+	}
+	skilltest.WriteTree(t, root, files)
+	p := startProc(t, root, filepath.Join(t.TempDir(), "cache"))
+	defer p.stop()
+	scan, err := p.hasher.Scan(t.Context(), p.src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 100 {
+		p.seq++
+		scan.Seq, scan.ConfigSeq = p.seq, 1
+		p.scanIn <- eventstest.Encode(t, scan)
+		c := p.next(10 * time.Second)
+		if c == nil {
+			t.Fatalf("round %d: no catalog", round)
+		}
+		if round > 0 {
+			got := c.SkillByName("skills__s7")
+			if got == nil || got.Files[1].Digest != skilltest.Digest(fmt.Sprint(round)) {
+				t.Fatalf("round %d: skill s7 %+v, want x.md edited", round, got)
+			}
+		}
+		// The next rescan: one supporting file of s7 edited, every other
+		// skill the same value.
+		scan.Skills = slices.Clone(scan.Skills)
+		for i := range scan.Skills {
+			scan.Skills[i].SkillMD = nil
+			if scan.Skills[i].RelDir == "s7" {
+				ss := &scan.Skills[i]
+				ss.Files = slices.Clone(ss.Files)
+				ss.Files[1].Digest = skilltest.Digest(fmt.Sprint(round + 1))
+			}
+		}
+	}
 }
