@@ -599,7 +599,11 @@ func (s *scanner) scanKeep(ctx context.Context, src events.Source, changed []str
 		fresh = !ok
 	}
 	if fresh {
-		memo = &rootMemo{dc: newDirCache(src.Root)}
+		next := &rootMemo{dc: newDirCache(src.Root)}
+		if memo != nil {
+			next.regions, next.whole = memo.regions, true
+		}
+		memo = next
 	}
 	out, err := s.scanWith(ctx, src, memo, force)
 	if err == nil {
@@ -638,7 +642,7 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, memo *rootMem
 		return out, nil
 	}
 	w.ctx = ctx
-	if memo != nil && !memo.followed && memo.regions != nil {
+	if memo != nil && !memo.whole && !memo.followed && memo.regions != nil {
 		w.prev, w.changed = memo.regions, memo.dc.changed
 		w.pieces = make([]piece, 0, len(w.prev)+8)
 	}

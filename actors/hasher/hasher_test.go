@@ -1025,8 +1025,8 @@ func TestRescanOneFile(t *testing.T) {
 // scan before — its manifest shared, no SKILL.md bytes carried — so the
 // catalog builder's memo and the pointer-equality shortcuts downstream
 // apply; a nested skill goes with the skill that holds it; a skill folder
-// added or removed changes only itself. Each result is also what a full
-// scan finds.
+// added or removed changes only itself; a whole rescan that finds nothing
+// changed changes nothing. Each result is also what a full scan finds.
 func TestRescanReusesUntouchedSkills(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "root")
 	skilltest.WriteTree(t, root, map[string]string{
@@ -1045,7 +1045,7 @@ func TestRescanReusesUntouchedSkills(t *testing.T) {
 		prev := r.next()
 		step := func(name string, paths []string, walked ...string) {
 			t.Helper()
-			got := r.change(paths, false)
+			got := r.change(paths, paths == nil)
 			want, err := newTestHasher(nil).Scan(t.Context(), src)
 			if err != nil {
 				t.Fatal(err)
@@ -1082,6 +1082,15 @@ func TestRescanReusesUntouchedSkills(t *testing.T) {
 		step("skill removed", []string{at("d")})
 		skilltest.WriteTree(t, root, map[string]string{"new/deep/f/SKILL.md": skilltest.SkillMD("f", "d")})
 		step("skill added, only its file reported", []string{at("new/deep/f/SKILL.md")}, "new/deep/f")
+		// A whole rescan (the reconcile tick) reads everything again and
+		// publishes what it finds as it was as the very same values; so
+		// does a rescan of a folder touched without a change.
+		step("whole rescan, nothing changed", nil)
+		if err := os.Chtimes(at("team/c/SKILL.md"), time.Time{}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		step("SKILL.md touched", []string{at("team/c/SKILL.md")}, "team/c")
+		step("reported again, unchanged since", []string{at("team/c/SKILL.md")})
 	})
 }
 

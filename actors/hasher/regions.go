@@ -2,6 +2,7 @@ package hasher
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/skilljack/skilljack-mcp/actors/skill"
@@ -55,7 +56,11 @@ type rootMemo struct {
 	// followed is set when the last walk followed a symbolic link: the
 	// next walk reuses nothing.
 	followed bool
-	seq      uint64 // counts the scans that kept their regions here
+	// whole is set when regions are those of a scan before a whole
+	// rescan: it walks every folder and reuses a region's values only
+	// where it finds them equal.
+	whole bool
+	seq   uint64 // counts the scans that kept their regions here
 }
 
 // piece is one region of a walk, in walk order: one reused from the scan
@@ -153,6 +158,13 @@ func assemble(out *events.SourceScanned, w *walker, m *manifests, memo *rootMemo
 		}
 		if memo != nil {
 			reg := w.newRegion(f, out.Skills[s0:], m.diags[d0:], failed)
+			if old := regions[reg.key]; old != nil && old.same(reg) {
+				// Walked again (a whole rescan, a touched folder) and found
+				// as it was: published as the very values, so that nothing
+				// downstream sees a change.
+				reg = old
+				copy(out.Skills[s0:], old.skills)
+			}
 			reg.seen = memo.seq
 			regions[reg.key] = reg
 			if !reg.reusable {
@@ -170,7 +182,7 @@ func assemble(out *events.SourceScanned, w *walker, m *manifests, memo *rootMemo
 			}
 		}
 	}
-	memo.regions, memo.followed = regions, w.followed
+	memo.regions, memo.followed, memo.whole = regions, w.followed, false
 }
 
 // newRegion makes the region of the walked piece f: out are the skills
@@ -243,6 +255,23 @@ func (m *rootMemo) staleFiles() []string {
 		}
 	}
 	return out
+}
+
+// same reports whether reg describes what o does: the same skills (but
+// for SKILL.md bytes, which a region never holds) and diagnostics.
+func (reg *region) same(o *region) bool {
+	return reg.key == o.key && reg.rel == o.rel && reg.depth == o.depth && reg.reusable == o.reusable &&
+		slices.EqualFunc(reg.skills, o.skills, sameSkill) && slices.Equal(reg.wdiags, o.wdiags) && slices.Equal(reg.mdiags, o.mdiags)
+}
+
+// sameSkill reports whether two scanned skills are equal but for their
+// SKILL.md bytes.
+func sameSkill(a, b events.ScannedSkill) bool {
+	return a.Dir == b.Dir && a.RelDir == b.RelDir && a.RealDir == b.RealDir && a.DirID == b.DirID &&
+		slices.EqualFunc(a.Files, b.Files, func(x, y events.File) bool {
+			return x.Path == y.Path && x.DiskName == y.DiskName && x.Digest == y.Digest && x.Size == y.Size &&
+				x.ModTime.Equal(y.ModTime) && x.MIME == y.MIME && x.Text == y.Text
+		})
 }
 
 // clipped returns a copy of d, or nil when it is empty.
