@@ -19,7 +19,9 @@
 //     periodic rescan;
 //   - hasher: scans sources for skill folders and hashes their files, with
 //     a digest cache; on files.changed it rescans only the folders a change
-//     touched, with the same result as a full scan;
+//     touched, with the same result as a full scan, and publishes every
+//     skill folder no change touched as the very value it published before
+//     (so the catalog builder finds what changed by comparing pointers);
 //   - catalog: validates the scanned skills and publishes each new catalog
 //     version ([catalog.Build] is its core), only when something changed,
 //     with a fixed skill set in static mode; it persists the last catalog

@@ -48,6 +48,13 @@ func hex2(c byte) string {
 	return string([]byte{digits[c>>4], digits[c&0xF]})
 }
 
+// sortSkills sorts skills by URI, keeping the order of equal ones. The
+// catalog builder hands over sorted skills: checking costs one comparison
+// per skill, a stable sort of 10,000 sorted ones about 130,000 (issue 12:
+// ~2 ms per edit at 10,000 skills).
 func sortSkills(skills []Skill) {
-	slices.SortStableFunc(skills, func(a, b Skill) int { return strings.Compare(a.URI, b.URI) })
+	byURI := func(a, b Skill) int { return strings.Compare(a.URI, b.URI) }
+	if !slices.IsSortedFunc(skills, byURI) {
+		slices.SortStableFunc(skills, byURI)
+	}
 }

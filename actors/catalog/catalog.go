@@ -99,6 +99,16 @@ type memo struct {
 type sourceMemo struct {
 	src   events.Source
 	byDir map[string]*built
+	// last and lastDiags are the skills and diagnostics of the scan last
+	// built, as the hasher published them: the builder's incremental path
+	// (patch.go) compares the next scan with them. unread is set when a
+	// SKILL.md of it could not be read (the next build reads it again);
+	// noFM lists the folders of the SKILL.md files without frontmatter
+	// (whose notes depend on the skills holding them).
+	last      []events.ScannedSkill
+	lastDiags []events.Diagnostic
+	unread    bool
+	noFM      []string
 }
 
 // build is [Build] without the catalog: its skills (unsorted) and
@@ -137,6 +147,15 @@ func (m *memo) build(cfg events.SourcesConfigured, scans map[string]events.Sourc
 		}
 		st.diags = append(st.diags, scan.Diagnostics...)
 		cands, order := m.candidates(src, scan.Skills, old, next)
+		if next != nil {
+			next.last, next.lastDiags = scan.Skills, scan.Diagnostics
+			for _, c := range cands {
+				next.unread = next.unread || c.b.unread
+				if c.b.noFM {
+					next.noFM = append(next.noFM, c.b.ss.Dir)
+				}
+			}
+		}
 		claimed := st.claim(order, len(scan.Skills))
 		st.sourceDiags(cands, claimed)
 	}
@@ -661,6 +680,7 @@ type Builder struct {
 	// loggedDiags are the diagnostics logDiagnostics last saw.
 	loggedDiags []events.Diagnostic
 	memo        memo // what the last build made of each scanned skill
+	patched     bool // the last build took the incremental path (patch.go)
 	// static holds the skill URIs of the first catalog built in static
 	// mode, the only ones served while the configuration stays static;
 	// staticDirs the same skills by folder, so that a skill whose
@@ -789,7 +809,7 @@ func (b *Builder) takeScan(ev events.SourceScanned) bool {
 // out of the catalog.
 func (b *Builder) rebuild() {
 	if cat := b.next(); cat != nil {
-		b.log.Debug("catalog built", "version", cat.Version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics))
+		b.log.Debug("catalog built", "version", cat.Version, "skills", len(cat.Skills), "diagnostics", len(cat.Diagnostics), "incremental", b.patched)
 		if err := events.Publish(b.pub, events.CatalogChanged{Catalog: cat}); err != nil {
 			b.log.Error("publishing catalog", "version", cat.Version, "error", err)
 		}
@@ -864,6 +884,10 @@ func (b *Builder) next() *events.Catalog {
 			return nil
 		}
 		current[src.ID] = scan
+	}
+	patched, ok := b.patch(current)
+	if b.patched = ok; ok {
+		return patched
 	}
 	var version uint64 = 1
 	if b.prev != nil {

@@ -27,6 +27,10 @@ func (bb *BenchBuilder) Scan(scan events.SourceScanned) *events.Catalog {
 	return bb.b.next()
 }
 
+// Patched reports whether the last Scan took the builder's incremental
+// path (patch.go).
+func (bb *BenchBuilder) Patched() bool { return bb.b.patched }
+
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // SetPersistDelay sets how long after a publish the catalog is persisted,

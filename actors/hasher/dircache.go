@@ -5,17 +5,24 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
 // dirCache is a file system that remembers what discovery read from a local
 // source root: folder listings (with each entry's Info), Stat, Lstat and
 // resolved symbolic links, keyed by slash path relative to the root. An
-// incremental rescan first drops what a change may have touched
+// incremental rescan first marks what a change may have touched
 // ([dirCache.invalidate]) and then runs the very same discovery code as a
 // full scan over it, so the rules of discovery cannot drift between the two;
 // folders no change touched are answered from memory, without a system call.
 // File contents are never cached: Open goes to disk.
+//
+// Invalidation is lazy, so that its cost follows the change, not the tree:
+// every remembered answer carries the generation it was read in, each
+// invalidate starts a new generation and records the paths it marks with
+// it, and an answer read before a mark that concerns it is read again when
+// asked for.
 //
 // A dirCache is not safe for concurrent use, except Open. The hasher uses
 // one per root, and scans of one root never overlap.
@@ -23,7 +30,9 @@ type dirCache struct {
 	fsys fs.FS
 	root string // absolute source root, as configured
 
-	dirs   map[string][]fs.DirEntry
+	// gen is the current generation, advanced by each invalidate.
+	gen    uint64
+	dirs   map[string]dirResult
 	stats  map[string]statResult
 	lstats map[string]statResult
 	reals  map[string]realResult
@@ -31,16 +40,41 @@ type dirCache struct {
 	// every rescan: what they show depends on their target, which may sit
 	// outside the root or under another path than the one reported.
 	links map[string]bool
+	// gone maps each path a change touched to the generation of its last
+	// touch: what was read of it or below it before is stale. above does
+	// the same for the folders above a touched path: what was read of the
+	// folder itself (its stat, its resolved path) is stale, not what is
+	// below it; relist for the folders whose listing is stale: the parent
+	// of a touched path, and a folder further up whose listing lacks the
+	// folder on the way (created with it and not reported).
+	gone, above, relist map[string]uint64
+	// touched lists the paths the last invalidate marked gone.
+	touched []string
+}
+
+// maxTouched bounds how many marks a dirCache records before a rescan
+// starts over with an empty one (a full read of the root), so that the
+// marks of a long session of edits (kept until the next whole rescan, the
+// reconcile tick) stay a small map: a lookup costs the same whatever its
+// size, a mark some 50 bytes. A `git checkout` of a few thousand files
+// stays incremental.
+const maxTouched = 1 << 15
+
+type dirResult struct {
+	ents []fs.DirEntry
+	gen  uint64
 }
 
 type statResult struct {
 	info fs.FileInfo
 	err  error
+	gen  uint64
 }
 
 type realResult struct {
 	real string
 	err  error
+	gen  uint64
 }
 
 var (
@@ -53,13 +87,46 @@ func newDirCache(root string) *dirCache {
 	return &dirCache{
 		fsys:   os.DirFS(root),
 		root:   root,
-		dirs:   map[string][]fs.DirEntry{},
+		gen:    1,
+		dirs:   map[string]dirResult{},
 		stats:  map[string]statResult{},
 		lstats: map[string]statResult{},
 		reals:  map[string]realResult{},
 		links:  map[string]bool{},
+		gone:   map[string]uint64{},
+		above:  map[string]uint64{},
+		relist: map[string]uint64{},
 	}
 }
+
+// valid reports whether what was read of key in generation gen still
+// holds: no change since touched key or a folder above it, nor (for a
+// folder's stat) a path below it, nor (for a folder's listing, when
+// listing is set) one of its entries.
+func (c *dirCache) valid(key string, gen uint64, listing bool) bool {
+	if gen == c.gen {
+		return true
+	}
+	marks := c.above
+	if listing {
+		marks = c.relist
+	}
+	if g, ok := marks[key]; ok && g > gen {
+		return false
+	}
+	for k := key; ; k = path.Dir(k) {
+		if g, ok := c.gone[k]; ok && g > gen {
+			return false
+		}
+		if k == "." {
+			return true
+		}
+	}
+}
+
+// changed reports whether the last invalidate touched key, a folder above
+// it or a path below it: what the scan before it read there may not hold.
+func (c *dirCache) changed(key string) bool { return !c.valid(key, c.gen-1, false) }
 
 // Open opens the file on disk; it is safe for concurrent use.
 func (c *dirCache) Open(name string) (fs.File, error) { return c.fsys.Open(name) }
@@ -67,8 +134,8 @@ func (c *dirCache) Open(name string) (fs.File, error) { return c.fsys.Open(name)
 // ReadDir returns the listing of name, read once. A failed read is not
 // remembered.
 func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
-	if ents, ok := c.dirs[name]; ok {
-		return ents, nil
+	if r, ok := c.dirs[name]; ok && c.valid(name, r.gen, true) {
+		return r.ents, nil
 	}
 	ents, err := fs.ReadDir(c.fsys, name)
 	if err != nil {
@@ -81,30 +148,30 @@ func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
 		}
 		out[i] = &cachedEntry{DirEntry: e}
 	}
-	c.dirs[name] = out
+	c.dirs[name] = dirResult{out, c.gen}
 	return out, nil
 }
 
 // Stat returns the (remembered) fs.Stat of name.
 func (c *dirCache) Stat(name string) (fs.FileInfo, error) {
-	if r, ok := c.stats[name]; ok {
+	if r, ok := c.stats[name]; ok && c.valid(name, r.gen, false) {
 		return r.info, r.err
 	}
 	fi, err := fs.Stat(c.fsys, name)
-	c.stats[name] = statResult{fi, err}
+	c.stats[name] = statResult{fi, err, c.gen}
 	return fi, err
 }
 
 // Lstat returns the (remembered) fs.Lstat of name.
 func (c *dirCache) Lstat(name string) (fs.FileInfo, error) {
-	if r, ok := c.lstats[name]; ok {
+	if r, ok := c.lstats[name]; ok && c.valid(name, r.gen, false) {
 		return r.info, r.err
 	}
 	fi, err := fs.Lstat(c.fsys, name)
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		c.links[name] = true
 	}
-	c.lstats[name] = statResult{fi, err}
+	c.lstats[name] = statResult{fi, err, c.gen}
 	return fi, err
 }
 
@@ -115,24 +182,28 @@ func (c *dirCache) ReadLink(name string) (string, error) { return fs.ReadLink(c.
 // resolver wraps resolve (a fs path to its real path) with the cache.
 func (c *dirCache) resolver(resolve func(string) (string, error)) func(string) (string, error) {
 	return func(p string) (string, error) {
-		if r, ok := c.reals[p]; ok {
+		if r, ok := c.reals[p]; ok && c.valid(p, r.gen, false) {
 			return r.real, r.err
 		}
 		real, err := resolve(p)
-		c.reals[p] = realResult{real, err}
+		c.reals[p] = realResult{real, err, c.gen}
 		return real, err
 	}
 }
 
-// invalidate forgets everything a change of the absolute paths may have
-// touched and returns those paths relative to the root ("." for the root
-// itself); paths outside the root are ignored. For each path it drops the
-// path itself, everything below it (a folder stands for its contents) and
-// every folder above it up to the root (listings that may have gained or
-// lost an entry, folders that may have been created with it), and it does
-// the same for every symbolic link seen, whatever changed. The next scan
-// reads those again; the rest is answered from memory.
-func (c *dirCache) invalidate(paths []string) map[string]bool {
+// invalidate starts a new generation in which everything a change of the
+// absolute paths may have touched is read again, and returns those paths
+// relative to the root ("." for the root itself); paths outside the root
+// are ignored. For each path it marks the path itself, everything below it
+// (a folder stands for its contents), the listing of its folder and the
+// stat of every folder above it up to the root, and the listing of any of
+// those that does not list the folder on the way (one created with it, as
+// when only a new file is reported); it does the same for every symbolic
+// link seen, whatever changed. The next scan reads those again; the rest
+// is answered from memory. Its cost is that of the paths marked, not of
+// what the cache holds. It reports false when the cache recorded so many
+// marks that it should be replaced by an empty one.
+func (c *dirCache) invalidate(paths []string) (map[string]bool, bool) {
 	rels := map[string]bool{}
 	rootReal := c.root
 	if r, err := filepath.EvalSymlinks(c.root); err == nil {
@@ -145,55 +216,57 @@ func (c *dirCache) invalidate(paths []string) map[string]bool {
 			rels[rel] = true
 		}
 	}
-	touched := make(map[string]bool, len(rels)+len(c.links))
+	// Which listings lack the folder on the way is decided on what the
+	// cache holds before this generation's marks.
+	lacks := func(dir, name string) bool {
+		r, ok := c.dirs[dir]
+		if !ok || !c.valid(dir, r.gen, true) {
+			return false // not listed: read anyway when asked for
+		}
+		i, found := slices.BinarySearchFunc(r.ents, name, func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+		return !found || !r.ents[i].IsDir()
+	}
+	var relist []string
 	for p := range rels {
-		touched[p] = true
+		if p == "." {
+			continue
+		}
+		relist = append(relist, path.Dir(p))
+		for child, d := path.Dir(p), path.Dir(path.Dir(p)); child != "."; child, d = d, path.Dir(d) {
+			if lacks(d, path.Base(child)) {
+				relist = append(relist, d)
+			}
+		}
 	}
 	for p := range c.links {
-		touched[p] = true
+		if p != "." {
+			relist = append(relist, path.Dir(p))
+		}
 	}
-	c.links = map[string]bool{}
-	above := map[string]bool{}
-	for p := range touched {
+	c.gen++
+	c.touched = c.touched[:0]
+	mark := func(p string) {
+		c.gone[p] = c.gen
+		c.touched = append(c.touched, p)
 		for d := p; d != "."; {
 			d = path.Dir(d)
-			if above[d] {
+			if c.above[d] == c.gen {
 				break
 			}
-			above[d] = true
+			c.above[d] = c.gen
 		}
 	}
-	stale := func(key string) bool {
-		if above[key] {
-			return true
-		}
-		for k := key; ; k = path.Dir(k) {
-			if touched[k] {
-				return true
-			}
-			if k == "." {
-				return false
-			}
-		}
+	for p := range rels {
+		mark(p)
 	}
-	for k := range c.dirs {
-		if stale(k) {
-			delete(c.dirs, k)
-		}
+	for p := range c.links {
+		mark(p)
 	}
-	for _, m := range []map[string]statResult{c.stats, c.lstats} {
-		for k := range m {
-			if stale(k) {
-				delete(m, k)
-			}
-		}
+	for _, d := range relist {
+		c.relist[d] = c.gen
 	}
-	for k := range c.reals {
-		if stale(k) {
-			delete(c.reals, k)
-		}
-	}
-	return rels
+	c.links = map[string]bool{}
+	return rels, len(c.gone)+len(c.above)+len(c.relist) <= maxTouched
 }
 
 // relTo returns the slash path of the absolute path p relative to root, and

@@ -185,8 +185,10 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 // [events.FilesChanged] for the current configuration (ConfigSeq equal,
 // Seq above the last one of its source, a local source of that
 // configuration) rescans that source incrementally: only the folders the
-// changed paths touch are read again and only files whose path, size or
-// mtime changed (or that the change names) are hashed; Rescan reads the
+// changed paths touch are read again, only files whose path, size or
+// mtime changed (or that the change names) are hashed, and every skill
+// folder no change touched is published as the very value the scan before
+// made of it (its manifest shared: see regions.go); Rescan reads the
 // whole root again. The result is what a full [Hasher.Scan] would give. The
 // scans of one root never overlap and publish in order: changes that
 // arrive while the root is being scanned are merged into one rescan that
@@ -449,12 +451,13 @@ type scanner struct {
 
 	mu sync.Mutex
 	// cache maps a source root key to the digests of its files, by path in
-	// the source's file system. Each scan replaces its root's map, so files
-	// that vanished leave the cache.
-	cache map[string]map[string]cacheEntry
-	// dirs maps a local root key to what the last scan of the hasher's Run
-	// read of its folders; a rescan takes it out while it runs.
-	dirs map[string]*dirCache
+	// the source's file system. Each scan replaces its root's value, so
+	// files that vanished leave the cache.
+	cache map[string]*digests
+	// memos maps a local root key to what the last scan of the hasher's
+	// Run read of its folders and made of its skill folders; a rescan takes
+	// it out while it runs.
+	memos map[string]*rootMemo
 
 	// disk is the persistent digest cache, nil without Options.CacheDir.
 	disk *diskCache
@@ -462,7 +465,7 @@ type scanner struct {
 	// last read or written; unsaved holds the caches to write next
 	// ([scanner.flush]), by root key.
 	persisted map[string]int
-	unsaved   map[string]map[string]cacheEntry
+	unsaved   map[string]*digests
 	saveMu    sync.Mutex // serializes flushes, so a newer cache is written last
 	saveWarn  bool       // a failed write was logged as a warning
 }
@@ -519,12 +522,12 @@ func newScanner(opts *Options) *scanner {
 		log:     o.Logger,
 		maxFile: o.MaxFileSize,
 		maxMD:   o.MaxSkillMDSize,
-		cache:   map[string]map[string]cacheEntry{},
-		dirs:    map[string]*dirCache{},
+		cache:   map[string]*digests{},
+		memos:   map[string]*rootMemo{},
 		disk:    disk,
 
 		persisted: map[string]int{},
-		unsaved:   map[string]map[string]cacheEntry{},
+		unsaved:   map[string]*digests{},
 	}
 }
 
@@ -551,10 +554,10 @@ func (s *scanner) flush() {
 	defer s.saveMu.Unlock()
 	s.mu.Lock()
 	todo := s.unsaved
-	s.unsaved = map[string]map[string]cacheEntry{}
+	s.unsaved = map[string]*digests{}
 	s.mu.Unlock()
 	for _, key := range slices.Sorted(maps.Keys(todo)) {
-		if err := s.disk.save(key, todo[key]); err != nil {
+		if err := s.disk.save(key, todo[key].all()); err != nil {
 			level := slog.LevelDebug
 			s.mu.Lock()
 			if !s.saveWarn {
@@ -572,9 +575,11 @@ func (s *scanner) scan(ctx context.Context, src events.Source) (events.SourceSca
 }
 
 // scanKeep scans src for the hasher's Run and keeps what discovery read
-// of a local root for the next call. With changed nil or whole set it reads
-// every folder again; otherwise it reads again only what the absolute
-// changed paths touched ([dirCache.invalidate]), which gives the same result
+// of a local root, and what it made of each skill folder, for the next
+// call. With changed nil or whole set it reads every folder again;
+// otherwise it reads again only what the absolute changed paths touched
+// ([dirCache.invalidate]) and reuses what the last call made of every
+// skill folder no change touched (regions.go), which gives the same result
 // as a full scan as long as every change since the previous call is in
 // changed. Calls for one root must not overlap.
 func (s *scanner) scanKeep(ctx context.Context, src events.Source, changed []string, whole bool) (events.SourceScanned, error) {
@@ -583,32 +588,45 @@ func (s *scanner) scanKeep(ctx context.Context, src events.Source, changed []str
 	}
 	key := cacheKey(src)
 	s.mu.Lock()
-	dc := s.dirs[key]
-	delete(s.dirs, key)
+	memo := s.memos[key]
+	delete(s.memos, key)
 	s.mu.Unlock()
 	var force map[string]bool
-	if dc == nil || whole || changed == nil {
-		dc = newDirCache(src.Root)
-	} else {
-		force = dc.invalidate(changed)
+	fresh := memo == nil || whole || changed == nil
+	if !fresh {
+		var ok bool
+		force, ok = memo.dc.invalidate(changed)
+		fresh = !ok
 	}
-	out, err := s.scanWith(ctx, src, dc, force)
+	if fresh {
+		next := &rootMemo{dc: newDirCache(src.Root)}
+		if memo != nil {
+			next.regions, next.whole = memo.regions, true
+		}
+		memo = next
+	}
+	out, err := s.scanWith(ctx, src, memo, force)
 	if err == nil {
 		s.mu.Lock()
-		s.dirs[key] = dc
+		s.memos[key] = memo
 		s.mu.Unlock()
 	}
 	return out, err
 }
 
-// scanWith scans src. For a local source, dc (if not nil) is the file
+// scanWith scans src. For a local source, memo (if not nil) holds the file
 // system discovery reads through, so that it answers from memory what no
-// change touched; force lists the paths (relative to the root) whose
-// digests are recomputed even when size and mtime match, because a
-// watcher saw them written.
-func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache, force map[string]bool) (events.SourceScanned, error) {
+// change touched, and the regions of the scan before, reused where no
+// change touched them; scanWith replaces them with this scan's. force
+// lists the paths (relative to the root) whose digests are recomputed even
+// when size and mtime match, because a watcher saw them written.
+func (s *scanner) scanWith(ctx context.Context, src events.Source, memo *rootMemo, force map[string]bool) (events.SourceScanned, error) {
 	out := events.SourceScanned{Source: src}
 	start := time.Now() // before any stat: see racySlack
+	var dc *dirCache
+	if memo != nil {
+		dc = memo.dc
+	}
 	w, rootKey, diag, err := s.newWalker(src, dc)
 	if err != nil {
 		return out, err
@@ -618,27 +636,40 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, dc *dirCache,
 			out.Diagnostics = append(out.Diagnostics, *diag)
 		}
 		out.ScannedAt = time.Now()
+		if memo != nil {
+			memo.regions = nil
+		}
 		return out, nil
 	}
 	w.ctx = ctx
+	if memo != nil && !memo.whole && !memo.followed && memo.regions != nil {
+		w.prev, w.changed = memo.regions, memo.dc.changed
+		w.pieces = make([]piece, 0, len(w.prev)+8)
+	}
 	w.discover()
+	if w.followed && w.reused > 0 {
+		// A link followed may lead into a region taken as it was: walk
+		// everything, so that a folder met twice is reported as a full
+		// scan reports it.
+		*w = walker{ctx: ctx, fsys: w.fsys, display: w.display, rootReal: w.rootReal, resolve: w.resolve, local: w.local, rootName: w.rootName}
+		w.discover()
+	}
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("scanning source %s: %w", src.Location, err)
 	}
 	wants, order, over := s.wanted(w)
-	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force, start)
+	var removed []string
+	if w.reused > 0 {
+		removed = memo.staleFiles()
+	}
+	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force, start, removed, w.reused > 0)
 	if err != nil {
 		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
 	}
-	out.Diagnostics = w.diags
-	if len(w.skills) == 0 && src.Kind != events.SourceBundled {
-		out.Diagnostics = append(out.Diagnostics, noSkillDiag(src))
-	}
 	m := manifests{w: w, fresh: h.fresh, contents: h.contents, failed: h.failed, over: over, reported: map[string]bool{}}
-	for _, sk := range w.skills {
-		if ss, ok := m.skill(sk); ok {
-			out.Skills = append(out.Skills, ss)
-		}
+	assemble(&out, w, &m, memo)
+	if len(out.Skills) == 0 && src.Kind != events.SourceBundled {
+		out.Diagnostics = append(out.Diagnostics, noSkillDiag(src))
 	}
 	out.Diagnostics = append(out.Diagnostics, m.diags...)
 	out.Hashed = h.hashed
@@ -758,9 +789,14 @@ type hashJob struct {
 // matches ([cacheEntry.matches]; and its bytes are there if needed) and
 // force does not name it, else by reading it, s.workers skill folders at a
 // time. It then replaces the cache of rootKey with the result, and marks
-// it for [scanner.flush] when its durable part changed. start is when the
-// scan began, before any stat. It returns an error only when ctx is done.
-func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool, start time.Time) (hashResult, error) {
+// it for [scanner.flush] when its durable part changed. With part set the
+// wanted files are only those of the skill folders walked again: the new
+// cache is the old one without the removed files, with the result; it is
+// marked for flush only when it gained durable entries (one an edit made
+// stale is keyed by what changed, so the file on disk stays true). start
+// is when the scan began, before any stat. It returns an error only when
+// ctx is done.
+func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool, start time.Time, removed []string, part bool) (hashResult, error) {
 	old := s.entries(rootKey)
 	r := hashResult{fresh: make(map[string]cacheEntry, len(order)), failed: map[string]error{}, contents: map[string][]byte{}}
 	var jobs []*hashJob
@@ -769,7 +805,7 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 		x := wants[p]
 		// A local SKILL.md's bytes are not kept (issue 12): its cached
 		// digest is enough, the catalog builder has what it built of them.
-		if e, ok := old[p]; ok && !force[p] && e.matches(x.info) && (!x.need || e.content != nil || rootKey != bundledKey) {
+		if e, ok := old.get(p); ok && !force[p] && e.matches(x.info) && (!x.need || e.content != nil || rootKey != bundledKey) {
 			e.modTime = x.info.ModTime()
 			r.fresh[p] = e
 			if e.durable && e.content == nil {
@@ -836,12 +872,16 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 	if err := ctx.Err(); err != nil {
 		return r, err
 	}
+	next := &digests{base: r.fresh, durable: r.durable}
+	if part {
+		next = old.with(removed, r.fresh)
+	}
 	s.mu.Lock()
-	s.cache[rootKey] = r.fresh
+	s.cache[rootKey] = next
 	if s.disk != nil && rootKey != bundledKey {
-		if n, ok := s.persisted[rootKey]; !ok || n != r.durable || r.newly > 0 {
-			s.persisted[rootKey] = r.durable
-			s.unsaved[rootKey] = r.fresh
+		if n, ok := s.persisted[rootKey]; r.newly > 0 || !part && (!ok || n != r.durable) {
+			s.persisted[rootKey] = next.durable
+			s.unsaved[rootKey] = next
 		}
 	}
 	s.mu.Unlock()
@@ -850,20 +890,21 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 
 // entries returns the digest cache of rootKey: the last scan's, else (on
 // a root's first scan) what the persistent cache holds for it.
-func (s *scanner) entries(rootKey string) map[string]cacheEntry {
+func (s *scanner) entries(rootKey string) *digests {
 	s.mu.Lock()
 	old, ok := s.cache[rootKey]
 	s.mu.Unlock()
 	if ok || s.disk == nil || rootKey == bundledKey {
 		return old
 	}
-	old = s.disk.load(rootKey)
-	s.mu.Lock()
-	if old != nil {
-		s.persisted[rootKey] = len(old)
+	m := s.disk.load(rootKey)
+	if m == nil {
+		return nil
 	}
+	s.mu.Lock()
+	s.persisted[rootKey] = len(m)
 	s.mu.Unlock()
-	return old
+	return &digests{base: m, durable: len(m)}
 }
 
 // want is one file a scan describes.
@@ -1002,6 +1043,22 @@ func (m *manifests) skill(sk foundSkill) (events.ScannedSkill, bool) {
 		ss.Files = append(ss.Files, events.File{Path: f.rel, Digest: e.digest, Size: e.size, ModTime: e.modTime, MIME: e.mime, Text: e.text})
 	}
 	return ss, true
+}
+
+// anyFailed reports whether a file of sk could not be read.
+func (m *manifests) anyFailed(sk foundSkill) bool {
+	if len(m.failed) == 0 {
+		return false
+	}
+	if m.failed[sk.md.path] != nil {
+		return true
+	}
+	for _, f := range sk.files {
+		if m.failed[f.path] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // errGrew reports a file that grew over its cap while it was read.
@@ -1154,6 +1211,21 @@ type walker struct {
 	// whatever links say.
 	entered map[string]string
 	diags   []events.Diagnostic
+
+	// prev holds the regions of the scan before, by folder, when this walk
+	// may reuse those no change touched (see regions.go); changed tells
+	// whether one was.
+	prev    map[string]*region
+	changed func(fsPath string) bool
+	// pieces are the regions of this walk in order; reused counts those
+	// taken from prev, reusedSkills their skills; key is a buffer for
+	// looking them up.
+	pieces       []piece
+	reused       int
+	reusedSkills int
+	key          []byte
+	// followed is set once the walk follows a symbolic link.
+	followed bool
 }
 
 type foundSkill struct {
@@ -1268,7 +1340,13 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool) {
 	}
 	if depth > 0 || rel != "" {
 		if md := skill.FindMD(ents); md != nil {
-			w.addSkill(dir, rel, real, md)
+			if inSkill {
+				w.addSkill(dir, rel, real, md)
+			} else {
+				end := w.openRegion(dir, rel, depth)
+				ok := w.addSkill(dir, rel, real, md)
+				defer end(ok)
+			}
 			inSkill = true
 		} else if n := skill.MisnamedMD(ents); n != "" {
 			w.undiscovered(path.Join(dir, n), inSkill, "ASF-R22", "it is not named SKILL.md or skill.md, in this exact casing")
@@ -1279,6 +1357,9 @@ func (w *walker) visit(dir, rel, real string, depth int, inSkill bool) {
 			continue // a loose file: nothing to discover
 		}
 		name := e.Name()
+		if !inSkill && e.IsDir() && w.reuse(dir, rel, name, depth+1) {
+			continue // a skill folder no change touched, as it was
+		}
 		p := path.Join(dir, name)
 		if w.collapsed[p] {
 			continue
@@ -1353,6 +1434,7 @@ func (w *walker) followable(p string, depth int) (target string, ok bool) {
 		w.warnLink(p, "its target is the source root or a folder above it")
 		return "", false
 	}
+	w.followed = true
 	return target, true
 }
 
@@ -1361,25 +1443,27 @@ func (w *walker) followable(p string, depth int) (target string, ok bool) {
 // which one is served is the catalog builder's call, made on names and
 // URIs once the frontmatter is read, so that a broken one never hides a
 // good one. A local skill folder is identified here, once: every later
-// read opens real and checks it is still this folder (issue 10 F2).
-func (w *walker) addSkill(dir, rel, real string, md fs.DirEntry) {
+// read opens real and checks it is still this folder (issue 10 F2). It
+// reports whether it recorded the skill.
+func (w *walker) addSkill(dir, rel, real string, md fs.DirEntry) bool {
 	mdPath := path.Join(dir, md.Name())
 	info, err := md.Info()
 	if err != nil {
 		w.warn(w.display(mdPath), events.RuleUnreadable, fmt.Sprintf("cannot read %s: %v", w.display(mdPath), err))
-		return
+		return false
 	}
 	sk := foundSkill{dir: dir, rel: rel, md: foundFile{path: mdPath, rel: "SKILL.md", info: info}}
 	if w.local {
 		id, err := w.identify(dir, real)
 		if err != nil {
 			w.warn(w.display(dir), events.RuleChangedInScan, fmt.Sprintf("skill folder %s changed while it was scanned (%v); skipped until the next scan", w.display(dir), err))
-			return
+			return false
 		}
 		sk.real, sk.id = real, id
 	}
 	w.list(dir, "", 0, md.Name(), &sk.files)
 	w.skills = append(w.skills, sk)
+	return true
 }
 
 // identify returns the identity of the skill folder dir (a path in the

@@ -1019,6 +1019,81 @@ func TestRescanOneFile(t *testing.T) {
 	})
 }
 
+// TestRescanReusesUntouchedSkills checks that an incremental rescan walks
+// again only the skill folders a change touched (issue 12: the cost of an
+// edit follows the change): every other skill is the very value of the
+// scan before — its manifest shared, no SKILL.md bytes carried — so the
+// catalog builder's memo and the pointer-equality shortcuts downstream
+// apply; a nested skill goes with the skill that holds it; a skill folder
+// added or removed changes only itself; a whole rescan that finds nothing
+// changed changes nothing. Each result is also what a full scan finds.
+func TestRescanReusesUntouchedSkills(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	skilltest.WriteTree(t, root, map[string]string{
+		"skills/a/SKILL.md":       skilltest.SkillMD("a", "d"),
+		"skills/a/ref.md":         "ref",
+		"skills/a/inner/SKILL.md": skilltest.SkillMD("inner", "d"),
+		"team/b/SKILL.md":         skilltest.SkillMD("b", "d"),
+		"team/b/x.md":             "x",
+		"team/c/SKILL.md":         skilltest.SkillMD("c", "d"),
+		"d/SKILL.md":              skilltest.SkillMD("d", "d"),
+	})
+	src := localSource(root)
+	at := func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
+	synctest.Test(t, func(t *testing.T) {
+		r := startHasher(t, events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}})
+		prev := r.next()
+		step := func(name string, paths []string, walked ...string) {
+			t.Helper()
+			got := r.change(paths, paths == nil)
+			want, err := newTestHasher(nil).Scan(t.Context(), src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got, ignoreScanMeta); diff != "" {
+				t.Fatalf("%s: rescan differs from a full scan (-full +rescan):\n%s", name, diff)
+			}
+			old := map[string]*events.File{}
+			for _, s := range prev.Skills {
+				old[s.Dir] = &s.Files[0]
+			}
+			for _, s := range got.Skills {
+				rel, _ := filepath.Rel(root, s.Dir)
+				rel = filepath.ToSlash(rel)
+				shared := old[s.Dir] == &s.Files[0]
+				if fresh := slices.Contains(walked, rel); shared == fresh {
+					t.Errorf("%s: skill %s shares its manifest with the scan before: %v, want %v", name, rel, shared, !fresh)
+				}
+				if shared && s.SkillMD != nil {
+					t.Errorf("%s: reused skill %s carries SKILL.md bytes", name, rel)
+				}
+			}
+			prev = got
+		}
+		skilltest.WriteTree(t, root, map[string]string{"team/b/x.md": "x2"})
+		step("edit in b", []string{at("team/b/x.md")}, "team/b")
+		skilltest.WriteTree(t, root, map[string]string{"skills/a/inner/SKILL.md": skilltest.SkillMD("inner", "d2")})
+		step("edit in a nested skill", []string{at("skills/a/inner/SKILL.md")}, "skills/a", "skills/a/inner")
+		skilltest.WriteTree(t, root, map[string]string{"team/e/SKILL.md": skilltest.SkillMD("e", "d")})
+		step("skill added", []string{at("team/e")}, "team/e")
+		if err := os.RemoveAll(at("d")); err != nil {
+			t.Fatal(err)
+		}
+		step("skill removed", []string{at("d")})
+		skilltest.WriteTree(t, root, map[string]string{"new/deep/f/SKILL.md": skilltest.SkillMD("f", "d")})
+		step("skill added, only its file reported", []string{at("new/deep/f/SKILL.md")}, "new/deep/f")
+		// A whole rescan (the reconcile tick) reads everything again and
+		// publishes what it finds as it was as the very same values; so
+		// does a rescan of a folder touched without a change.
+		step("whole rescan, nothing changed", nil)
+		if err := os.Chtimes(at("team/c/SKILL.md"), time.Time{}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		step("SKILL.md touched", []string{at("team/c/SKILL.md")}, "team/c")
+		step("reported again, unchanged since", []string{at("team/c/SKILL.md")})
+	})
+}
+
 // TestRescanIgnoresOtherConfig checks that changes for another
 // configuration or an older Seq of a source are dropped, and that a change
 // of a root that vanished reports it like a full scan.
@@ -1049,43 +1124,4 @@ func TestRescanIgnoresOtherConfig(t *testing.T) {
 			t.Errorf("published %d scans, want 2 (stale change ignored)", n)
 		}
 	})
-}
-
-// BenchmarkOneFileChange measures the rescan after one file of a
-// 1,000-skill tree (4 files each) changed: incremental is what the hasher
-// does on files.changed; full is a whole-root scan with a warm digest
-// cache, for comparison. files_hashed/op is how many files each read.
-func BenchmarkOneFileChange(b *testing.B) {
-	root := filepath.Join(b.TempDir(), "skills")
-	edited := writeSkills(b, root, 1000)
-	src := localSource(root)
-	for _, mode := range []string{"incremental", "full"} {
-		b.Run(mode, func(b *testing.B) {
-			h := newTestHasher(nil)
-			if _, err := h.Rescan(b.Context(), src, nil); err != nil {
-				b.Fatal(err)
-			}
-			var hashed, i int
-			for b.Loop() {
-				// The write is part of each op: microseconds against the
-				// rescan's milliseconds.
-				i++
-				if err := os.WriteFile(edited, fmt.Appendf(nil, "edit %d", i), 0o644); err != nil {
-					b.Fatal(err)
-				}
-				var scan events.SourceScanned
-				var err error
-				if mode == "incremental" {
-					scan, err = h.Rescan(b.Context(), src, []string{edited})
-				} else {
-					scan, err = h.Scan(b.Context(), src)
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				hashed += scan.Hashed
-			}
-			b.ReportMetric(float64(hashed)/float64(i), "files_hashed/op")
-		})
-	}
 }

@@ -17,6 +17,11 @@ git worktree remove --force "$basewt" 2>/dev/null || true
 git worktree add -f --detach "$basewt" "$base" >/dev/null
 # Tests that read ../shared find it beside the base checkout too.
 [[ -e "$out/shared" || ! -d "$root/../shared" ]] || ln -s "$root/../shared" "$out/shared"
+# The generated corpora are shared too, not generated again for the base.
+if [[ -d "$root/.tools/corpora" ]]; then
+	mkdir -p "$basewt/.tools"
+	ln -s "$root/.tools/corpora" "$basewt/.tools/corpora"
+fi
 pkgs=(mcpface test actors/hasher actors/catalog)
 for v in base head; do
 	src="$root"
@@ -43,6 +48,7 @@ for r in $(seq "$rounds"); do
 		[[ -d $corpus ]] && run $v test 'EditToNotificationLarge' 10x SKILLJACK_BENCH_CORPUS="$corpus"
 		run $v actors/catalog 'BuilderEdit' 20x X=1
 		run $v actors/hasher 'ScanCorpus' 3x X=1
+		run $v actors/hasher 'OneFileChange' 20x X=1
 	done
 done
 git worktree remove --force "$basewt"
