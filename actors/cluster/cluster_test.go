@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -33,7 +34,14 @@ const testLease = 1500 * time.Millisecond
 // loopback port and temporary storage, and returns its URL.
 func startNATS(t *testing.T) string {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true})
+	return runNATS(t, -1, t.TempDir()).ClientURL()
+}
+
+// runNATS runs an embedded nats-server with JetStream on port (-1: a
+// random one) storing in store; it is shut down at the end of the test.
+func runNATS(t *testing.T, port int, store string) *server.Server {
+	t.Helper()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: store, NoSigs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +50,7 @@ func startNATS(t *testing.T) string {
 		t.Fatal("nats-server not ready")
 	}
 	t.Cleanup(ns.Shutdown)
-	return ns.ClientURL()
+	return ns
 }
 
 // replica is one in-process skilljack HTTP replica in a cluster: the real
@@ -300,4 +308,49 @@ func TestClusterInProcess(t *testing.T) {
 	}
 	writeSkill(t, dir, "gamma", "Third skill, edited by the new leader.", nil)
 	waitFor(t, 20*time.Second, "the new leader's edit", func() bool { return allAt(t, v1+2, b, c) })
+}
+
+// TestClusterNATSRestart: while NATS is down the replicas keep serving
+// their catalog (and the files they read before); an edit made meanwhile
+// reaches every replica once NATS is back (issue 16).
+func TestClusterNATSRestart(t *testing.T) {
+	store := t.TempDir()
+	ns := runNATS(t, -1, store)
+	port := ns.Addr().(*net.TCPAddr).Port
+	url := ns.ClientURL()
+	dir := filepath.Join(t.TempDir(), "skills")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeSkill(t, dir, "alpha", "First skill.", map[string]string{"notes.md": "alpha notes\n"})
+	a := startReplica(t, url, "a", dir)
+	waitFor(t, 20*time.Second, "a to lead and serve", func() bool { h := a.health(t); return h.Status == "ok" && h.Cluster.Leader })
+	b := startReplica(t, url, "b", dir)
+	v1 := a.health(t).CatalogVersion
+	waitFor(t, 20*time.Second, "b to serve", func() bool { return allAt(t, v1, b) })
+	notes := map[string]any{"uri": "skill://skills/alpha/notes.md"}
+	if got := b.rpc(t, "resources/read", notes); !bytes.Contains(got, []byte("alpha notes")) {
+		t.Fatalf("b reads notes.md: %s", got)
+	}
+
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	writeSkill(t, dir, "alpha", "First skill, edited while NATS was down.", nil)
+	time.Sleep(testLease) // the watcher and the builder see the edit; the leader loses its lease
+	for _, r := range []*replica{a, b} {
+		if h := r.health(t); h.Status != "ok" || h.CatalogVersion != v1 {
+			t.Errorf("%s while NATS is down: %+v, want version %d served", r.name, h, v1)
+		}
+	}
+	if got := b.rpc(t, "resources/read", notes); !bytes.Contains(got, []byte("alpha notes")) {
+		t.Errorf("b reads a cached file while NATS is down: %s", got)
+	}
+
+	runNATS(t, port, store)
+	waitFor(t, 30*time.Second, "the edit to reach both after NATS is back", func() bool {
+		return allAt(t, v1+1, a, b)
+	})
+	if got := b.rpc(t, "skills/list", map[string]any{}); !bytes.Contains(got, []byte("edited while NATS was down")) {
+		t.Errorf("b after NATS is back: %s", got)
+	}
 }

@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,5 +161,61 @@ func receiveCatalogs(t *testing.T, ch <-chan *message.Message) []*events.Catalog
 		case <-time.After(200 * time.Millisecond):
 			return out
 		}
+	}
+}
+
+// TestLeaseLostStepsDown: a leader whose renewal is refused (another
+// replica holds the lease) stops its producers at once, leaves the other's
+// lease alone and does not lead again while it is renewed (issue 16).
+func TestLeaseLostStepsDown(t *testing.T) {
+	n, res := openTest(t)
+	started, stopped := make(chan struct{}, 4), make(chan struct{}, 4)
+	n.opts.Lead = func(ctx context.Context) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		stopped <- struct{}{}
+		return nil
+	}
+	var leader atomic.Bool
+	n.opts.OnLeader = leader.Store
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- n.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the node never led")
+	}
+	if !leader.Load() {
+		t.Error("OnLeader(true) not called")
+	}
+	// Another replica takes the lease.
+	if err := res.lease.Delete(ctx, leaderKey); err != nil {
+		t.Fatal(err)
+	}
+	rev, err := res.lease.Create(ctx, leaderKey, []byte(`{"node":"thief"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the producers still run after the lease was lost")
+	}
+	// The thief renews for two lease periods: the node stays a follower.
+	for range 6 {
+		time.Sleep(n.opts.Lease / 3)
+		if rev, err = res.lease.Update(ctx, leaderKey, []byte(`{"node":"thief"}`), rev); err != nil {
+			t.Fatalf("the thief's renewal: %v", err)
+		}
+	}
+	select {
+	case <-started:
+		t.Error("the node led again while another replica held the lease")
+	default:
+	}
+	if leader.Load() {
+		t.Error("OnLeader(false) not called")
 	}
 }
