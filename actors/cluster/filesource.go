@@ -147,7 +147,8 @@ func (s *FileSource) cacheRoot() *os.Root {
 }
 
 // keep writes data to the cache as name, atomically (a temporary file
-// renamed into place), evicting the oldest files first when over the cap.
+// renamed into place), evicting the files written longest ago when over
+// the cap.
 func (s *FileSource) keep(name string, data []byte) {
 	root := s.cacheRoot()
 	if root == nil || int64(len(data)) > s.max {
@@ -169,7 +170,7 @@ func (s *FileSource) keep(name string, data []byte) {
 	defer s.mu.Unlock()
 	s.used += int64(len(data))
 	if s.used > s.max {
-		s.evict()
+		s.evict(name)
 	}
 }
 
@@ -203,10 +204,10 @@ func (s *FileSource) entries() []cacheEntry {
 	return out
 }
 
-// evict removes the oldest cached files until the cache holds at most 90%
-// of its cap (so that each eviction makes room for many files). s.mu is
-// held.
-func (s *FileSource) evict() {
+// evict removes the cached files written longest ago, but never keep (the
+// one just written), until the cache holds at most 90% of its cap (so
+// that each eviction makes room for many files). s.mu is held.
+func (s *FileSource) evict(keep string) {
 	es := s.entries()
 	slices.SortFunc(es, func(a, b cacheEntry) int { return a.mtime.Compare(b.mtime) })
 	s.used = 0
@@ -216,6 +217,9 @@ func (s *FileSource) evict() {
 	for _, e := range es {
 		if s.used <= s.max/10*9 {
 			break
+		}
+		if e.name == keep {
+			continue
 		}
 		if err := s.root.Remove(e.name); err == nil {
 			s.used -= e.size
