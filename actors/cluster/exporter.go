@@ -15,6 +15,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go/jetstream"
 	json "github.com/segmentio/encoding/json"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors/skill"
 	"github.com/skilljack/skilljack-mcp/events"
@@ -112,18 +113,23 @@ func (e *Exporter) claim(ctx context.Context) error {
 	return nil
 }
 
-// listBlobs fills known with the names in the object store.
+// listBlobs fills known with the digests stored: the object store's
+// names and the snapshot bucket's keys.
 func (e *Exporter) listBlobs(ctx context.Context) error {
 	e.known = map[string]bool{}
 	infos, err := e.res.blobs.List(ctx)
-	if errors.Is(err, jetstream.ErrNoObjectsFound) {
-		return nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return fmt.Errorf("listing the object store: %w", err)
 	}
 	for _, info := range infos {
 		e.known[info.Name] = true
+	}
+	keys, err := e.res.snapshots.ListKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the snapshot bucket: %w", err)
+	}
+	for k := range keys.Keys() {
+		e.known["sha256:"+k] = true
 	}
 	return nil
 }
@@ -132,11 +138,15 @@ func (e *Exporter) listBlobs(ctx context.Context) error {
 // unless its snapshot is the current one.
 func (e *Exporter) export(ctx context.Context, cat *events.Catalog) error {
 	pc := portable(cat)
-	if err := e.uploadFiles(ctx, cat); err != nil {
+	var blobs []blob
+	if err := e.fileBlobs(cat, &blobs); err != nil {
 		return err
 	}
-	snap, err := events.WriteCatalogSnapshot(pc, func(d string) bool { return e.known[d] }, func(d string, data []byte) error {
-		return e.put(ctx, d, data)
+	queued := map[string]bool{}
+	snap, err := events.WriteCatalogSnapshot(pc, func(d string) bool { return e.known[d] || queued[d] }, func(d string, data []byte) error {
+		queued[d] = true
+		blobs = append(blobs, blob{d, data, false})
+		return nil
 	})
 	if err != nil {
 		return err
@@ -151,45 +161,74 @@ func (e *Exporter) export(ctx context.Context, cat *events.Catalog) error {
 		return nil
 	}
 	if !e.known[digest] {
-		if err := e.put(ctx, digest, root); err != nil {
-			return err
-		}
+		blobs = append(blobs, blob{digest, root, false})
+	}
+	// Every blob is stored before the pointer naming them is published.
+	moved, err := e.putAll(ctx, blobs)
+	if err != nil {
+		return err
 	}
 	p := Pointer{Version: e.version + 1, Snapshot: digest, Term: e.term, Node: e.node}
 	if err := e.publish(ctx, p); err != nil {
 		return err
 	}
 	e.version, e.snapshot = p.Version, digest
-	e.log.Info("cluster: published catalog", "version", p.Version, "skills", len(cat.Skills), "local_version", cat.Version)
+	e.log.Info("cluster: published catalog", "version", p.Version, "skills", len(cat.Skills), "local_version", cat.Version,
+		"blobs_stored", len(blobs), "bytes_stored", moved)
 	return nil
 }
 
-// put stores data under its digest d.
-func (e *Exporter) put(ctx context.Context, d string, data []byte) error {
-	if _, err := e.res.blobs.PutBytes(ctx, d, data); err != nil {
-		return fmt.Errorf("storing %s: %w", d, err)
+// blob is a blob to store: its digest and bytes.
+type blob struct {
+	digest string
+	data   []byte
+	file   bool // a file's bytes (the object store), else a snapshot blob
+}
+
+// putAll stores blobs, [fetchers] at a time, and returns the bytes stored.
+func (e *Exporter) putAll(ctx context.Context, blobs []blob) (int64, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(fetchers)
+	var moved int64
+	for _, b := range blobs {
+		moved += int64(len(b.data))
+		g.Go(func() error {
+			if !b.file {
+				return putSnapshotBlob(gctx, e.res, b.digest, b.data)
+			}
+			if _, err := e.res.blobs.PutBytes(gctx, b.digest, b.data); err != nil {
+				return fmt.Errorf("storing %s: %w", b.digest, err)
+			}
+			return nil
+		})
 	}
-	e.known[d] = true
-	return nil
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	for _, b := range blobs {
+		e.known[b.digest] = true
+	}
+	return moved, nil
 }
 
-// uploadFiles stores the bytes of every file of cat not stored yet, read
-// from disk (or the bundled file system) and checked against its digest.
-func (e *Exporter) uploadFiles(ctx context.Context, cat *events.Catalog) error {
+// fileBlobs adds to blobs the bytes of every file of cat not stored yet,
+// read from disk (or the bundled file system) and checked against its
+// digest.
+func (e *Exporter) fileBlobs(cat *events.Catalog, blobs *[]blob) error {
+	seen := map[string]bool{}
 	for i := range cat.Skills {
 		sk := &cat.Skills[i]
 		for j := range sk.Files {
 			f := &sk.Files[j]
-			if e.known[f.Digest] {
+			if e.known[f.Digest] || seen[f.Digest] {
 				continue
 			}
 			data, err := readLocal(sk, f, e.bundled)
 			if err != nil {
 				return fmt.Errorf("reading %s of skill %s: %w", f.Path, sk.QualifiedName, err)
 			}
-			if err := e.put(ctx, f.Digest, data); err != nil {
-				return err
-			}
+			seen[f.Digest] = true
+			*blobs = append(*blobs, blob{f.Digest, data, true})
 		}
 	}
 	return nil

@@ -17,7 +17,10 @@ import (
 
 // openTest returns a node and the JetStream resources of cluster "f" on an
 // embedded nats-server.
-func openTest(t *testing.T) (*Node, *resources) {
+func openTest(t *testing.T) (*Node, *resources) { return openTestB(t) }
+
+// openTestB is openTest for tests and benchmarks.
+func openTestB(t testing.TB) (*Node, *resources) {
 	t.Helper()
 	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true})
 	if err != nil {
@@ -46,7 +49,7 @@ func openTest(t *testing.T) (*Node, *resources) {
 }
 
 // exporter returns an exporter of term for n, without an inbox.
-func exporter(t *testing.T, n *Node, res *resources, term uint64, node string) *Exporter {
+func exporter(t testing.TB, n *Node, res *resources, term uint64, node string) *Exporter {
 	t.Helper()
 	pub, err := n.publisher()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go/jetstream"
 	json "github.com/segmentio/encoding/json"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -117,7 +118,7 @@ func (im *Importer) apply(ctx context.Context, p Pointer) error {
 	if p.Version <= im.version {
 		return nil
 	}
-	root, err := getBlob(ctx, im.res.blobs, p.Snapshot)
+	root, err := getSnapshotBlob(ctx, im.res, p.Snapshot)
 	if err != nil {
 		return err
 	}
@@ -125,16 +126,15 @@ func (im *Importer) apply(ctx context.Context, p Pointer) error {
 	if err := json.Unmarshal(root, &snap); err != nil {
 		return fmt.Errorf("decoding snapshot %s: %w", p.Snapshot, err)
 	}
-	used := make(map[string][]byte, len(im.blobs))
+	have, err := im.prefetch(ctx, snap)
+	if err != nil {
+		return err
+	}
 	cat, err := events.ReadCatalogSnapshot(snap, p.Version, func(d string) ([]byte, error) {
-		data, ok := im.blobs[d]
-		if !ok {
-			if data, err = getBlob(ctx, im.res.blobs, d); err != nil {
-				return nil, err
-			}
+		if data, ok := have[d]; ok {
+			return data, nil
 		}
-		used[d] = data
-		return data, nil
+		return nil, fmt.Errorf("blob %s not fetched", d)
 	})
 	if err != nil {
 		return fmt.Errorf("reading snapshot %s: %w", p.Snapshot, err)
@@ -146,8 +146,69 @@ func (im *Importer) apply(ctx context.Context, p Pointer) error {
 	if err := im.pub.Publish(events.TopicCatalogServed, msg); err != nil {
 		return fmt.Errorf("publishing the catalog: %w", err)
 	}
-	im.version, im.blobs = p.Version, used
+	im.version, im.blobs = p.Version, have
 	im.log.Info("cluster: serving catalog", "version", p.Version, "skills", len(cat.Skills), "leader", p.Node)
+	return nil
+}
+
+// fetchers is how many blobs the importer and the exporter move at once:
+// an object store read or write is a few round trips, so a catalog of
+// thousands of blobs moves in a fraction of the time it takes one by one.
+const fetchers = 16
+
+// prefetch returns every chunk and element blob snap names, from the
+// blobs of the catalog served when they are there, else fetched from the
+// object store, fetchers at a time (each checked against its digest).
+func (im *Importer) prefetch(ctx context.Context, snap events.CatalogSnapshot) (map[string][]byte, error) {
+	have := map[string][]byte{}
+	var chunks []string
+	for _, list := range snap.Lists {
+		chunks = append(chunks, list...)
+	}
+	if err := im.fetchAll(ctx, chunks, have); err != nil {
+		return nil, err
+	}
+	var elems []string
+	for _, c := range chunks {
+		var names []string
+		if err := json.Unmarshal(have[c], &names); err != nil {
+			return nil, fmt.Errorf("decoding chunk %s: %w", c, err)
+		}
+		elems = append(elems, names...)
+	}
+	if err := im.fetchAll(ctx, elems, have); err != nil {
+		return nil, err
+	}
+	return have, nil
+}
+
+// fetchAll adds the blobs named digests to have: those of the catalog
+// served from memory, the others from the cluster, in parallel.
+func (im *Importer) fetchAll(ctx context.Context, digests []string, have map[string][]byte) error {
+	var missing []string
+	for _, d := range digests {
+		if data, ok := im.blobs[d]; ok {
+			have[d] = data
+		} else if _, ok := have[d]; !ok {
+			missing = append(missing, d)
+		}
+	}
+	got := make([][]byte, len(missing))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(fetchers)
+	for i, d := range missing {
+		g.Go(func() error {
+			data, err := getSnapshotBlob(gctx, im.res, d)
+			got[i] = data
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, d := range missing {
+		have[d] = got[i]
+	}
 	return nil
 }
 
