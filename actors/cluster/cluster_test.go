@@ -354,3 +354,37 @@ func TestClusterNATSRestart(t *testing.T) {
 		t.Errorf("b after NATS is back: %s", got)
 	}
 }
+
+// TestClusterStartsBeforeNATS: a replica that cannot reach NATS at start
+// serves nothing (503 "starting") and says why, then joins once NATS is
+// up — the documented choice of issue 16 (no stale local snapshot).
+func TestClusterStartsBeforeNATS(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	dir := filepath.Join(t.TempDir(), "skills")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeSkill(t, dir, "alpha", "First skill.", nil)
+	a := startReplica(t, fmt.Sprintf("nats://127.0.0.1:%d", port), "a", dir)
+	waitFor(t, 10*time.Second, "the cannot-reach line", func() bool {
+		return strings.Contains(a.logs.String(), "cannot reach NATS JetStream; serving nothing")
+	})
+	resp, err := http.Get(a.url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if h := a.health(t); resp.StatusCode != http.StatusServiceUnavailable || h.Status != "starting" {
+		t.Errorf("/healthz without NATS = %d %+v, want 503 starting", resp.StatusCode, h)
+	}
+	runNATS(t, port, t.TempDir())
+	waitFor(t, 20*time.Second, "a to lead and serve once NATS is up", func() bool {
+		h := a.health(t)
+		return h.Status == "ok" && h.Cluster.Leader && h.Skills == 1
+	})
+}
