@@ -219,9 +219,12 @@ func (im *Importer) fetchAll(ctx context.Context, digests []string, have map[str
 // redeliveries that arrive after later pointers.
 func (n *Node) subscriber() message.Subscriber {
 	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
-		Conn:            n.nc,
-		Logger:          wmLogger(n.log),
-		AckWaitTimeout:  n.opts.Lease,
+		Conn:           n.nc,
+		Logger:         wmLogger(n.log),
+		AckWaitTimeout: n.opts.Lease,
+		// A pointer whose import failed comes back after a reconcile
+		// period, not at once in a tight loop.
+		NakDelay:        wmjs.NewStaticDelay(n.opts.Reconcile),
 		ConfigureStream: streamConfig,
 		ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, topic string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
 			cfg := jetstream.ConsumerConfig{
