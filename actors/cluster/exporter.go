@@ -31,8 +31,8 @@ var ErrFenced = errors.New("cluster: pointer publish refused: another leader has
 const retryExport = time.Second
 
 // Exporter publishes the leader's catalogs to the cluster (issue 16): file
-// bytes and the catalog snapshot to the object store, then a fenced
-// [Pointer]. It runs for one term; [Node] creates it on becoming leader.
+// bytes to the object store, the catalog snapshot's blobs to the snapshot
+// bucket, then a fenced [Pointer]. It runs for one term; [Node] creates it on becoming leader.
 type Exporter struct {
 	// fixed at creation
 	in      <-chan *message.Message // the local builder's catalog.changed
@@ -45,7 +45,7 @@ type Exporter struct {
 	log     *slog.Logger
 
 	// owned by Run
-	known    map[string]bool // digests of the blobs in the object store
+	known    map[string]bool // digests of the blobs stored (files and snapshot blobs)
 	lastSeq  uint64          // the pointer stream's last sequence, as published or claimed
 	version  uint64          // the cluster version of the last pointer
 	snapshot string          // its snapshot digest

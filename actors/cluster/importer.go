@@ -18,7 +18,7 @@ import (
 
 // Importer makes the cluster's catalog the one this replica serves (issue
 // 16): it takes the last [Pointer] at start and every later one, fetches
-// its snapshot from the object store and publishes it on the bus as
+// its snapshot from the snapshot bucket and publishes it on the bus as
 // [events.TopicCatalogServed] with the pointer's version. A pointer whose
 // version is not above the one served is dropped (a claim, a redelivery, a
 // message overtaken by a later one). [Node] creates it.
@@ -152,13 +152,13 @@ func (im *Importer) apply(ctx context.Context, p Pointer) error {
 }
 
 // fetchers is how many blobs the importer and the exporter move at once:
-// an object store read or write is a few round trips, so a catalog of
+// each read or write is a round trip or more, so a catalog of
 // thousands of blobs moves in a fraction of the time it takes one by one.
 const fetchers = 16
 
 // prefetch returns every chunk and element blob snap names, from the
 // blobs of the catalog served when they are there, else fetched from the
-// object store, fetchers at a time (each checked against its digest).
+// cluster, fetchers at a time (each checked against its digest).
 func (im *Importer) prefetch(ctx context.Context, snap events.CatalogSnapshot) (map[string][]byte, error) {
 	have := map[string][]byte{}
 	var chunks []string
