@@ -49,6 +49,7 @@ type Exporter struct {
 	lastSeq  uint64          // the pointer stream's last sequence, as published or claimed
 	version  uint64          // the cluster version of the last pointer
 	snapshot string          // its snapshot digest
+	moved    int64           // bytes stored by the last export published
 }
 
 // Run claims the pointer stream for this term, then exports every catalog
@@ -172,7 +173,7 @@ func (e *Exporter) export(ctx context.Context, cat *events.Catalog) error {
 	if err := e.publish(ctx, p); err != nil {
 		return err
 	}
-	e.version, e.snapshot = p.Version, digest
+	e.version, e.snapshot, e.moved = p.Version, digest, moved
 	e.log.Info("cluster: published catalog", "version", p.Version, "skills", len(cat.Skills), "local_version", cat.Version,
 		"blobs_stored", len(blobs), "bytes_stored", moved)
 	return nil
