@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -42,6 +43,7 @@ type Exporter struct {
 	term    uint64
 	node    string
 	bundled fs.FS
+	seen    *atomic.Uint64 // the highest version this replica served; nil: none
 	log     *slog.Logger
 
 	// owned by Run
@@ -107,10 +109,14 @@ func (e *Exporter) claim(ctx context.Context) error {
 		return err
 	}
 	e.lastSeq, e.version, e.snapshot = seq, p.Version, p.Snapshot
-	if err := e.publish(ctx, Pointer{Version: p.Version, Snapshot: p.Snapshot, Term: e.term, Node: e.node}); err != nil {
+	if e.seen != nil && e.seen.Load() > p.Version {
+		// The stream lost its history: never number below what was served.
+		e.version, e.snapshot = e.seen.Load(), ""
+	}
+	if err := e.publish(ctx, Pointer{Version: e.version, Snapshot: e.snapshot, Term: e.term, Node: e.node}); err != nil {
 		return fmt.Errorf("claiming the pointer stream: %w", err)
 	}
-	e.log.Debug("cluster: claimed", "version", p.Version)
+	e.log.Debug("cluster: claimed", "version", e.version)
 	return nil
 }
 

@@ -2,8 +2,10 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -30,7 +32,11 @@ type Importer struct {
 	pub       message.Publisher // the bus
 	node      string
 	reconcile time.Duration
-	log       *slog.Logger
+	seen      *atomic.Uint64 // raised to every version served
+	// reopen creates the cluster's resources again, for when reading
+	// fails: a NATS server restarted without its storage lost them.
+	reopen func(context.Context) error
+	log    *slog.Logger
 
 	// owned by Run
 	version uint64
@@ -106,6 +112,11 @@ func (im *Importer) poll(ctx context.Context) {
 		if ctx.Err() == nil {
 			im.log.Debug("cluster: reading the last pointer", "error", err)
 		}
+		if errors.Is(err, jetstream.ErrStreamNotFound) && im.reopen != nil {
+			if err := im.reopen(pctx); err != nil {
+				im.log.Debug("cluster: creating the cluster's resources again", "error", err)
+			}
+		}
 		return
 	}
 	if err := im.apply(ctx, p); err != nil && ctx.Err() == nil {
@@ -147,6 +158,9 @@ func (im *Importer) apply(ctx context.Context, p Pointer) error {
 		return fmt.Errorf("publishing the catalog: %w", err)
 	}
 	im.version, im.blobs = p.Version, have
+	if im.seen != nil && im.seen.Load() < p.Version {
+		im.seen.Store(p.Version) // only Run's goroutine raises it
+	}
 	im.log.Info("cluster: serving catalog", "version", p.Version, "skills", len(cat.Skills), "leader", p.Node)
 	return nil
 }
