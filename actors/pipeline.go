@@ -67,8 +67,9 @@ type PipelineOptions struct {
 	Cluster *ClusterOptions
 	// DigestCache is the folder of the hasher's persistent digest cache
 	// ([hasher.Options.CacheDir]) and of the catalog builder's persisted
-	// last catalog ([catalog.Options.CacheDir]); empty keeps both in
-	// memory only.
+	// last catalog ([catalog.Options.CacheDir]; not in cluster mode, where
+	// the cluster's snapshot is the catalog served at start); empty keeps
+	// both in memory only.
 	DigestCache string
 }
 
