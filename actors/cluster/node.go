@@ -175,9 +175,17 @@ func (n *Node) campaign(ctx context.Context, res *resources) error {
 		actx, cancel := context.WithTimeout(ctx, n.opts.Lease/3)
 		rev, err := res.lease.Create(actx, leaderKey, val)
 		cancel()
+		wake := released
 		switch {
 		case err == nil:
 			n.lead(ctx, res, val, rev)
+			// Its own release is no reason to try again at once: a leader
+			// that stepped down waits a tick, leaving the lease to others.
+			wake = nil
+			select {
+			case <-released:
+			default:
+			}
 		case ctx.Err() != nil:
 		case !errors.Is(err, jetstream.ErrKeyExists):
 			n.log.Debug("cluster: cannot take the lease", "error", err)
@@ -186,7 +194,7 @@ func (n *Node) campaign(ctx context.Context, res *resources) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
-		case <-released:
+		case <-wake:
 		}
 	}
 }
