@@ -39,14 +39,14 @@ type Exporter struct {
 	in         <-chan *message.Message // the local builder's catalog.changed
 	configured <-chan *message.Message // sources.configured
 	synced     <-chan *message.Message // source.synced
-	res     *resources
-	pub     message.Publisher // watermill-nats, onto the pointer stream
-	subject string
-	term    uint64
-	node    string
-	bundled fs.FS
-	seen    *atomic.Uint64 // the highest version this replica served; nil: none
-	log     *slog.Logger
+	res        *resources
+	pub        message.Publisher // watermill-nats, onto the pointer stream
+	subject    string
+	term       uint64
+	node       string
+	bundled    fs.FS
+	seen       *atomic.Uint64 // the highest version this replica served; nil: none
+	log        *slog.Logger
 
 	// owned by Run
 	known    map[string]bool // digests of the blobs stored (files and snapshot blobs)
