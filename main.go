@@ -168,7 +168,7 @@ See README.md for every environment variable and the config file.
 // run is the whole program; main only maps its error to the exit code.
 func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, getenv func(string) string) (err error) {
 	// No secret in the error main prints (issue 10: secrets).
-	red := newRedactor(getenv("GITHUB_TOKEN"))
+	red := newRedactor(getenv("GITHUB_TOKEN"), getenv("SKILLJACK_CLUSTER_TOKEN"))
 	defer func() {
 		if err != nil {
 			err = redactedError{err, red}
@@ -202,7 +202,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	warned := newWarnLog()
 	// Redaction is outermost: stderr and the warnings sent to clients see
 	// records without secrets (issue 10: secrets).
-	red = newRedactor(getenv("GITHUB_TOKEN"), set.Config.GitHub.Token)
+	red = newRedactor(getenv("GITHUB_TOKEN"), set.Config.GitHub.Token, getenv("SKILLJACK_CLUSTER_TOKEN"), set.Cluster.Token)
 	log := slog.New(redactHandler{warnTee{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: set.LogLevel}), warned, nil}, red})
 	clog := log.With("actor", "config")
 	var refused []events.Diagnostic
@@ -212,6 +212,9 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	}
 	for _, w := range warnings {
 		clog.Warn(w.Message, w.Args...)
+	}
+	if set.Cluster.URL != "" && !set.HTTP && cmd.name == "" {
+		return &exitError{2, errors.New("--cluster (SKILLJACK_CLUSTER_URL) needs the HTTP transport: add --http[=PORT]; a stdio server has one client and no replicas")}
 	}
 	switch cmd.name {
 	case "validate":
@@ -250,7 +253,12 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 	// on a subscriber that has stopped returns at shutdown.
 	subCtx, cancelSubs := context.WithCancel(gctx)
 	defer cancelSubs()
-	facadeCatalogs, err := bus.Subscribe(subCtx, events.TopicCatalogChanged)
+	cl, err := joinCluster(set, log)
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	facadeCatalogs, err := bus.Subscribe(subCtx, cl.servedTopic())
 	if err != nil {
 		return fmt.Errorf("subscribing the facade: %w", err)
 	}
@@ -278,6 +286,7 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 		MaxFileSize:    set.MaxFileSize,
 		MaxSkillMDSize: set.MaxSkillMDSize,
 		DigestCache:    digestCacheDir(set.Config),
+		Cluster:        cl.pipelineOptions(),
 	})
 	if err != nil {
 		return err
@@ -302,13 +311,14 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 		TraceRequests: set.TraceMCP,
 		Roots:         set.Roots,
 		Publisher:     pub,
+		Files:         cl.fileSource(),
 	})
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })
 	g.Go(func() error { return facade.RunConfig(gctx, facadeApplied, facadeViews) })
 	g.Go(func() error { return pipeline.Run(gctx) })
 	if set.HTTP {
-		g.Go(func() error { return serveHTTP(gctx, facade, set, log) })
+		g.Go(func() error { return serveHTTP(gctx, facade, set, cl.health(), log) })
 	} else {
 		g.Go(func() error { return serveStdio(gctx, facade, set, stdin, stdout, log) })
 	}
@@ -416,7 +426,7 @@ func tracePublisher(bus message.Publisher, set config.Settings, args []string, l
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("opening trace file: %w", err)
 	}
-	tp := events.NewTracePublisher(bus, f, events.TraceRedact(newRedactor(set.Config.GitHub.Token).bytes))
+	tp := events.NewTracePublisher(bus, f, events.TraceRedact(newRedactor(set.Config.GitHub.Token, set.Cluster.Token).bytes))
 	if err := tp.Record(traceStarted(set, args)); err != nil {
 		log.Warn("writing the trace", "error", err)
 	}
@@ -476,7 +486,7 @@ const (
 // serveHTTP serves the stateless Streamable HTTP transport until ctx is
 // done, then shuts down gracefully: the listener closes at once and
 // in-flight requests get httpShutdownGrace to finish.
-func serveHTTP(ctx context.Context, facade *mcpface.Facade, set config.Settings, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, facade *mcpface.Facade, set config.Settings, health func() mcpface.ClusterHealth, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort(set.HTTPHost, strconv.Itoa(set.HTTPPort)))
 	if err != nil {
 		return fmt.Errorf("listening for HTTP: %w", err)
@@ -490,6 +500,7 @@ func serveHTTP(ctx context.Context, facade *mcpface.Facade, set config.Settings,
 			Loopback:       loopback,
 			AllowedOrigins: set.HTTPOrigins,
 			MaxConcurrent:  set.HTTPMaxConcurrent,
+			Cluster:        health,
 		}),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		ReadTimeout:       httpReadTimeout,

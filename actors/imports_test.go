@@ -21,7 +21,7 @@ var (
 	// actorPackages are the actors, one package each; none imports another.
 	actorPackages = []string{
 		"actors/watch", "actors/hasher", "actors/catalog", "actors/notifier",
-		"actors/config", "actors/remote/wellknown", "actors/remote/github",
+		"actors/config", "actors/remote/wellknown", "actors/remote/github", "actors/cluster",
 	}
 	// shared are what an actor package may import of this module.
 	shared = []string{"events", "fetch", "archive", "actors/skill", "actors/remote", "actors/config"}
@@ -57,6 +57,10 @@ var exclusive = map[string]string{
 	"github.com/modelcontextprotocol/go-sdk": "mcpface",
 	"github.com/rjeczalik/notify":            "actors/watch",
 	"golang.org/x/sys/unix":                  "actors/watch", // the inotify backend (Linux)
+	// The cluster (issue 16): watermill over JetStream in its one package;
+	// the NATS server is embedded by tests only ("tests" names no package).
+	"github.com/ThreeDotsLabs/watermill-nats": "actors/cluster",
+	"github.com/nats-io/nats-server":          "tests",
 }
 
 // TestImportRules checks the import graph of the module's non-test code

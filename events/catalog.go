@@ -1,8 +1,10 @@
 package events
 
 import (
-	json "github.com/segmentio/encoding/json"
 	"strings"
+	"time"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // Skill is one served skill of a [Catalog]. It is plain data; the catalog
@@ -101,6 +103,11 @@ type Catalog struct {
 	// (the config tools). Zero in catalogs recorded before they existed.
 	ConfigSeq    uint64 `json:"config_seq,omitempty"`
 	OverridesSeq uint64 `json:"overrides_seq,omitempty"`
+	// Scanned maps each source ID to the [SourceScanned.ScannedAt] of the
+	// scan the catalog was built from, so that a cluster leader can tell
+	// whether a catalog holds what a remote source's sync brought (issue
+	// 16). Nil in catalogs recorded before it existed or made by hand.
+	Scanned map[string]time.Time `json:"scanned,omitempty"`
 	// Skills are sorted by URI (plain byte comparison), which is the
 	// skills/list order.
 	Skills []Skill `json:"skills"`
@@ -244,6 +251,15 @@ type CatalogChanged struct {
 	// Catalog is the new version.
 	Catalog *Catalog `json:"catalog"`
 }
+
+// TopicCatalogServed is where a cluster replica's importer publishes the
+// [CatalogChanged] of every cluster catalog version it takes (issue 16):
+// in cluster mode the facade and the notifier read this topic, while the
+// local builder's [TopicCatalogChanged] feeds the leader's exporter only.
+// It is the one topic besides its own that an event type travels on (the
+// same value, versioned by the cluster); publish it with [Encode] and
+// Publish, not [Publish], which picks [TopicCatalogChanged].
+const TopicCatalogServed = "catalog.served"
 
 // TopicResourcesUpdated is the topic of [ResourcesUpdated].
 const TopicResourcesUpdated = "resources.updated"
