@@ -51,11 +51,8 @@ func (f *Facade) listResources(req *mcp.ListResourcesRequest) (*mcp.ListResource
 	}
 	end := min(start+resourcesPageSize, len(list))
 	res := &mcp.ListResourcesResult{
-		Resources: make([]*mcp.Resource, 0, end-start),
+		Resources: s.resourcesOf(list[start:end]),
 		Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"},
-	}
-	for _, r := range list[start:end] {
-		res.Resources = append(res.Resources, s.resource(r))
 	}
 	if end < len(list) {
 		res.NextCursor = encodeCursor(s.uri(list[end-1]))

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -178,18 +179,83 @@ func (s *snapshot) uri(r resRef) string {
 // resource returns the resources/list entry of the resource r names, made
 // anew: the caller may modify it.
 func (s *snapshot) resource(r resRef) *mcp.Resource {
-	if r.skill < 0 {
-		return indexResource()
-	}
-	sk := &s.cat.Skills[r.skill]
-	f := &sk.Files[r.file]
-	// The entry and its annotations in one allocation.
-	e := &struct {
+	return s.resourcesOf([]resRef{r})[0]
+}
+
+// resourcesOf returns the resources/list entries of the resources refs
+// name, in order, made anew (the caller may modify them) in a few
+// allocations whatever their number: the entries and their annotations
+// in one slab, their strings (URI, name, time, description) cut from one
+// buffer (issue 12: a resources/list page of 500 made on demand).
+func (s *snapshot) resourcesOf(refs []resRef) []*mcp.Resource {
+	type entry struct {
 		r mcp.Resource
 		a mcp.Annotations
-	}{a: mcp.Annotations{Audience: audience(sk), LastModified: isoTime(f.ModTime)}}
-	fileResource(&e.r, &e.a, sk, f, sk.FileURI(f.Path), supportingDescription(sk))
-	return &e.r
+	}
+	slab := make([]entry, len(refs))
+	out := make([]*mcp.Resource, len(refs))
+	size := 0
+	for _, r := range refs {
+		if r.skill >= 0 {
+			sk := &s.cat.Skills[r.skill]
+			p := sk.Files[r.file].Path
+			size += len(sk.URI) + 4*len(p) + len(isoLayout) + 8 + 2*len(sk.Name) + len(supportingPrefix) + 1
+		}
+	}
+	// Strings are cut from buf and never written again; were size short,
+	// append would move on to a new array and the strings cut so far would
+	// keep the old one.
+	buf := make([]byte, 0, size)
+	cut := func(from int) string { return unsafe.String(unsafe.SliceData(buf[from:]), len(buf)-from) }
+	descOf, desc := int32(-1), ""
+	for i, r := range refs {
+		if r.skill < 0 {
+			out[i] = indexResource()
+			continue
+		}
+		sk := &s.cat.Skills[r.skill]
+		f := &sk.Files[r.file]
+		from := len(buf)
+		buf = append(append(buf, sk.SkillRootURI()...), '/')
+		buf = appendEncodedPath(buf, f.Path)
+		uri := cut(from)
+		lastModified := ""
+		if !f.ModTime.IsZero() {
+			from = len(buf)
+			buf = f.ModTime.UTC().AppendFormat(buf, isoLayout)
+			lastModified = cut(from)
+		}
+		name := sk.Name
+		if f.Path != "SKILL.md" {
+			from = len(buf)
+			buf = append(append(append(buf, sk.Name...), '/'), f.Path...)
+			name = cut(from)
+			if descOf != r.skill {
+				from = len(buf)
+				buf = append(append(buf, supportingPrefix...), sk.Name...)
+				descOf, desc = r.skill, cut(from)
+			}
+		}
+		e := &slab[i]
+		e.a = mcp.Annotations{Audience: audience(sk), LastModified: lastModified}
+		fileResource(&e.r, &e.a, sk, f, uri, name, desc)
+		out[i] = &e.r
+	}
+	return out
+}
+
+// appendEncodedPath appends [events.EncodePath](p) to dst: every byte but
+// '/' and those encodeURIComponent leaves alone as %XX.
+func appendEncodedPath(dst []byte, p string) []byte {
+	const digits = "0123456789ABCDEF"
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c == '/' || unreservedByte(c) {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '%', digits[c>>4], digits[c&0xF])
+		}
+	}
+	return dst
 }
 
 // buildViews fills s.views and s.order, reusing prev's views.
@@ -412,9 +478,10 @@ func indexResource() *mcp.Resource {
 }
 
 // fileResource fills r, the resources/list entry of f, a file of sk at
-// uri, annotated by ann (its audience and modification time set); desc is
-// [supportingDescription] of sk.
-func fileResource(r *mcp.Resource, ann *mcp.Annotations, sk *events.Skill, f *events.File, uri, desc string) {
+// uri, annotated by ann (its audience and modification time set); name
+// and desc are the entry's name and description when f is a supporting
+// file: sk.Name + "/" + f.Path and supportingPrefix + sk.Name.
+func fileResource(r *mcp.Resource, ann *mcp.Annotations, sk *events.Skill, f *events.File, uri, name, desc string) {
 	if f.Path == "SKILL.md" {
 		ann.Priority = 0.8
 		*r = mcp.Resource{
@@ -430,7 +497,7 @@ func fileResource(r *mcp.Resource, ann *mcp.Annotations, sk *events.Skill, f *ev
 	ann.Priority = 0.3
 	*r = mcp.Resource{
 		URI:         uri,
-		Name:        sk.Name + "/" + f.Path,
+		Name:        name,
 		Description: desc,
 		MIMEType:    fileMIME(f),
 		Size:        f.Size,
@@ -438,8 +505,8 @@ func fileResource(r *mcp.Resource, ann *mcp.Annotations, sk *events.Skill, f *ev
 	}
 }
 
-// supportingDescription is the description of every supporting file of sk.
-func supportingDescription(sk *events.Skill) string { return "Supporting file in " + sk.Name }
+// supportingPrefix starts the description of every supporting file.
+const supportingPrefix = "Supporting file in "
 
 // audiences are the four audiences a skill's resources can have, shared
 // by them all (nothing appends to one: each is capped at its length).
@@ -457,12 +524,15 @@ func audience(sk *events.Skill) []mcp.Role {
 	return a[:len(a):len(a)]
 }
 
+// isoLayout is the layout of JavaScript's Date.toISOString.
+const isoLayout = "2006-01-02T15:04:05.000Z"
+
 // isoTime formats t as JavaScript's Date.toISOString does.
 func isoTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+	return t.UTC().Format(isoLayout)
 }
 
 type indexEntry struct {
