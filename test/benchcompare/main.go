@@ -52,6 +52,7 @@ type config struct {
 	initWait  time.Duration
 	exitWait  time.Duration
 	noFirst   bool
+	idle      time.Duration
 	self      string // this program, the echo server of our floor
 }
 
@@ -75,6 +76,7 @@ func main() {
 	flag.DurationVar(&c.initWait, "init-timeout", 10*time.Minute, "longest wait for an initialize result")
 	flag.DurationVar(&c.exitWait, "exit-timeout", 3*time.Minute, "longest wait for an exit after stdin closes (then the server is killed)")
 	flag.BoolVar(&c.noFirst, "no-first-start", false, "skip the first-start (empty caches) sessions of our server")
+	flag.DurationVar(&c.idle, "idle", 8*time.Second, "wait of the idle session after initialize (0: no idle sessions)")
 	flag.Parse()
 	self, err := os.Executable()
 	if err != nil {
@@ -176,6 +178,11 @@ func run(c config) error {
 		for _, s := range []server{ours, ref} {
 			if err := session(c, s, r, res[s.name]); err != nil {
 				return fmt.Errorf("round %d %s: %w", r, s.name, err)
+			}
+		}
+		for _, s := range []server{ours, ref} {
+			if err := idle(c, s, r, res[s.name]); err != nil {
+				return fmt.Errorf("round %d %s idle: %w", r, s.name, err)
 			}
 		}
 	}
@@ -418,6 +425,7 @@ const (
 	rowFirst
 	rowReadMD
 	rowRSS
+	rowRSSIdle
 	rowPageCold
 	rowPageWarm
 	rowWalk
@@ -439,6 +447,7 @@ var rows = [nRows]struct{ label, unit string }{
 	rowFirst:    {"spawn → initialize result, first start (empty HOME)", "ms"},
 	rowReadMD:   {"yardstick: read every SKILL.md once (warm page cache)", "ms"},
 	rowRSS:      {"peak RSS at initialize (VmHWM)", "MiB"},
+	rowRSSIdle:  {"peak RSS by the end of an idle wait after initialize", "MiB"},
 	rowPageCold: {"first skills/list page, cold (1st after initialize)", "ms"},
 	rowPageWarm: {"first skills/list page, warm (median of repeats)", "ms"},
 	rowWalk:     {"full skills/list walk, all pages (median of walks)", "ms"},
@@ -578,6 +587,37 @@ func firstStart(c config, s server, home string, round int) (time.Duration, erro
 		return 0, fmt.Errorf("%w (stderr in %s)", err, logf)
 	}
 	return d, nil
+}
+
+// idle starts s (ours with its warm HOME), initializes it, sends
+// notifications/initialized and then sends nothing for c.idle, and records
+// the server's peak RSS (VmHWM) at the end of that wait: for ours, what
+// the background revalidation of a warm start costs in memory, which the
+// RSS row at initialize does not see. Then it kills the server.
+func idle(c config, s server, round int, res *results) error {
+	if c.idle <= 0 {
+		return nil
+	}
+	logf := filepath.Join(c.logs, fmt.Sprintf("%s-idle-%d.stderr", s.name, round))
+	p, err := start(s, logf)
+	if err != nil {
+		return err
+	}
+	defer p.kill()
+	if _, _, err := p.initialize(c); err != nil {
+		return fmt.Errorf("%w (stderr in %s)", err, logf)
+	}
+	if err := p.notify("notifications/initialized"); err != nil {
+		return err
+	}
+	time.Sleep(c.idle)
+	hwm, err := vmHWM(p.cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	res.add(rowRSSIdle, hwm/(1<<20))
+	progress("%s round %d/%d %s idle: peak RSS %.0f MiB %s after initialize", c.label, round, c.rounds, s.name, hwm/(1<<20), c.idle)
+	return nil
 }
 
 type listResult struct {
