@@ -265,6 +265,41 @@ func BenchmarkSkillsListPage(b *testing.B) {
 	}
 }
 
+// BenchmarkResourcesListPage is a resources/list page (500 entries, made
+// on demand from the snapshot's URI-ordered index since issue 12): the
+// first page and one in the middle (a cursor to decode), alternately. The
+// SDK answers it on either lane.
+func BenchmarkResourcesListPage(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run("skills="+strconv.Itoa(n), func(b *testing.B) {
+			bc := loadBenchCatalog(b, n)
+			s := newBenchSession(b, bc.cat, "sdk")
+			line := s.call(b, "resources/list", `{}`)
+			var res struct {
+				Result struct {
+					NextCursor string `json:"nextCursor"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(line, &res); err != nil {
+				b.Fatal(err)
+			}
+			first, next := `{}`, `{"cursor":"`+res.Result.NextCursor+`"}`
+			if res.Result.NextCursor == "" {
+				next = first
+			}
+			cpu := startCPU(b)
+			for i := 0; b.Loop(); i++ {
+				if i%2 == 0 {
+					s.call(b, "resources/list", first)
+				} else {
+					s.call(b, "resources/list", next)
+				}
+			}
+			cpu.report(b)
+		})
+	}
+}
+
 // BenchmarkPing is the smallest request a session answers: what a round
 // trip through each lane costs on top of the pipes.
 func BenchmarkPing(b *testing.B) {

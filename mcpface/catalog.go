@@ -71,28 +71,32 @@ func (f *Facade) availableSkills(c *events.Catalog, keep func(*events.Skill) boo
 }
 
 // renderAvailable is [Facade.availableSkills] without the memo.
+//
+// The lengths it tries are counted, not rendered ([renderedChars]): at
+// 10,000 skills a full rendering is some 4 MB that an over-budget catalog
+// never uses, on the way to the first initialize (issue 12).
 func (f *Facade) renderAvailable(skills []*events.Skill, remote bool) (string, string) {
-	full := renderSkills(skills, !remote, -1)
+	full := renderedChars(skills, !remote, -1)
 	budget := f.opts.CatalogBudget
-	if budget <= 0 || chars(full) <= budget {
-		return full, ""
+	if budget <= 0 || full <= budget {
+		return renderSkills(skills, !remote, -1), ""
 	}
-	fits := func(s string) bool { return chars(s) <= budget }
+	fits := func(cut int) bool { return renderedChars(skills, !remote, cut) <= budget }
 	intro := fmt.Sprintf("This list is shortened to fit the catalog budget of %d characters (--catalog-budget, SKILLJACK_CATALOG_BUDGET): ", budget)
 	rest := "; skills/list and the `skill` prompt give every skill with its full description."
 	var out, how string
-	if short := renderSkills(skills, !remote, minDescription); fits(short) {
+	if fits(minDescription) {
 		// The longest cut that fits: rendered length grows with it.
 		lo, hi := minDescription, maxDescription(skills)
-		out = short
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
-			if r := renderSkills(skills, !remote, mid); fits(r) {
-				lo, out = mid, r
+			if fits(mid) {
+				lo = mid
 			} else {
 				hi = mid - 1
 			}
 		}
+		out = renderSkills(skills, !remote, lo)
 		how = fmt.Sprintf("descriptions longer than %d characters are cut", lo)
 	} else if n := namesFit(skills, budget); n == len(skills) {
 		out, how = renderNames(skills), fmt.Sprintf("only the names of the %d skills are listed", len(skills))
@@ -103,7 +107,7 @@ func (f *Facade) renderAvailable(skills []*events.Skill, remote bool) (string, s
 	}
 	if f.budgetWarned.CompareAndSwap(false, true) {
 		f.log.Warn("the skill catalog is over its budget and is shortened in instructions and the skill prompt description; see every skill in skills/list",
-			"characters", chars(full), "budget", budget, "skills", len(skills), "shortened", how,
+			"characters", full, "budget", budget, "skills", len(skills), "shortened", how,
 			"setting", "--catalog-budget or SKILLJACK_CATALOG_BUDGET")
 	}
 	return out, intro + how + rest
@@ -197,24 +201,45 @@ func renderSkills(skills []*events.Skill, paths bool, cut int) string {
 		}
 	}
 	b.Grow(n)
-	b.WriteString("<available_skills>\n")
-	for _, s := range skills {
-		b.WriteString("<skill>\n<name>")
-		b.WriteString(xmlEscape(s.QualifiedName))
-		b.WriteString("</name>\n<description>")
-		b.WriteString(xmlEscape(shorten(strings.TrimSpace(s.Description), cut)))
-		b.WriteString("</description>\n")
-		if p := diskPath(s); paths && p != "" {
-			b.WriteString("<location>")
-			b.WriteString(xmlEscape(p))
-			b.WriteString("</location>\n")
-		}
-		b.WriteString("<uri>")
-		b.WriteString(xmlEscape(s.URI))
-		b.WriteString("</uri>\n</skill>\n")
-	}
-	b.WriteString("</available_skills>")
+	writeSkills(&b, skills, paths, cut)
 	return b.String()
+}
+
+// renderedChars is chars(renderSkills(skills, paths, cut)), counted
+// without making the string.
+func renderedChars(skills []*events.Skill, paths bool, cut int) int {
+	var c runeCounter
+	writeSkills(&c, skills, paths, cut)
+	return int(c)
+}
+
+// runeCounter is a string writer that only counts the characters written.
+type runeCounter int
+
+func (c *runeCounter) WriteString(s string) (int, error) {
+	*c += runeCounter(chars(s))
+	return len(s), nil
+}
+
+// writeSkills writes what [renderSkills] returns to w.
+func writeSkills(w interface{ WriteString(string) (int, error) }, skills []*events.Skill, paths bool, cut int) {
+	w.WriteString("<available_skills>\n")
+	for _, s := range skills {
+		w.WriteString("<skill>\n<name>")
+		w.WriteString(xmlEscape(s.QualifiedName))
+		w.WriteString("</name>\n<description>")
+		w.WriteString(xmlEscape(shorten(strings.TrimSpace(s.Description), cut)))
+		w.WriteString("</description>\n")
+		if p := diskPath(s); paths && p != "" {
+			w.WriteString("<location>")
+			w.WriteString(xmlEscape(p))
+			w.WriteString("</location>\n")
+		}
+		w.WriteString("<uri>")
+		w.WriteString(xmlEscape(s.URI))
+		w.WriteString("</uri>\n</skill>\n")
+	}
+	w.WriteString("</available_skills>")
 }
 
 // namesFit returns the largest n for which renderNames(skills[:n]) is at
@@ -258,8 +283,22 @@ func shorten(s string, n int) string {
 	if n < 0 || chars(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:max(n-1, 0)])) + "…"
+	// The byte offset of character n-1, without a []rune of s (four
+	// bytes a character, per skill and per cut tried: 10 MB at 10,000
+	// skills on the way to the first initialize).
+	end, k := 0, 0
+	for i := range s {
+		if k == max(n-1, 0) {
+			end = i
+			break
+		}
+		k++
+	}
+	if !utf8.ValidString(s[:end]) {
+		// A byte that is not UTF-8 becomes U+FFFD, as a []rune makes it.
+		return strings.TrimSpace(string([]rune(s[:end]))) + "…"
+	}
+	return strings.TrimSpace(s[:end]) + "…"
 }
 
 var xmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")

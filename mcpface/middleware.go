@@ -12,8 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/skilljack/skilljack-mcp/events"
 )
 
 // recoverMiddleware turns a panic in any handler into a -32603 answer, so the
@@ -204,9 +202,9 @@ func (f *Facade) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 		}
 	case ref.Type == "ref/resource" && ref.URI == resourceTemplate:
 		if arg.Name == "path" {
-			for _, r := range s.resourceList() {
-				if r.URI != events.IndexURI {
-					candidates = append(candidates, strings.TrimPrefix(r.URI, "skill://"))
+			for _, r := range s.resources() {
+				if r != indexRef {
+					candidates = append(candidates, strings.TrimPrefix(s.uri(r), "skill://"))
 				}
 			}
 		}

@@ -3,7 +3,9 @@ package mcpface
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -44,5 +46,26 @@ func BenchmarkRenderAvailable10k(b *testing.B) {
 	f.budgetWarned.Store(true)
 	for b.Loop() {
 		f.renderAvailable(skills, false)
+	}
+}
+
+// TestShorten checks that shorten cuts as a []rune of the text does (the
+// way it did before it stopped making one, issue 12): characters, not
+// bytes, an ellipsis counted, trimmed, and a byte that is not UTF-8 made
+// U+FFFD in what is kept.
+func TestShorten(t *testing.T) {
+	byRunes := func(s string, n int) string {
+		if n < 0 || utf8.RuneCountInString(s) <= n {
+			return s
+		}
+		r := []rune(s)
+		return strings.TrimSpace(string(r[:max(n-1, 0)])) + "…"
+	}
+	for _, s := range []string{"", "abc", "héllo wörld ünïcode", "a b c d e f", "日本語のテキストです", "bad \xff byte here", "\xfe\xff", "end with space  x"} {
+		for n := -1; n <= utf8.RuneCountInString(s)+1; n++ {
+			if got, want := shorten(s, n), byRunes(s, n); got != want {
+				t.Errorf("shorten(%q, %d) = %q, want %q", s, n, got, want)
+			}
+		}
 	}
 }

@@ -44,18 +44,18 @@ func (f *Facade) listResources(req *mcp.ListResourcesRequest) (*mcp.ListResource
 	if req.Params != nil {
 		cursor = req.Params.Cursor
 	}
-	list := s.resourceList()
-	start, err := afterCursor(cursor, len(list), func(i int) string { return list[i].URI })
+	list := s.resources()
+	start, err := afterCursor(cursor, len(list), func(i int) string { return s.uri(list[i]) })
 	if err != nil {
 		return nil, err
 	}
 	end := min(start+resourcesPageSize, len(list))
 	res := &mcp.ListResourcesResult{
-		Resources: slices.Clone(list[start:end]),
+		Resources: s.resourcesOf(list[start:end]),
 		Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"},
 	}
 	if end < len(list) {
-		res.NextCursor = encodeCursor(list[end-1].URI)
+		res.NextCursor = encodeCursor(s.uri(list[end-1]))
 	}
 	return res, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -723,7 +722,7 @@ func (f *Facade) syncLocked() {
 		// revalidation of a persisted catalog run (issue 12); the next
 		// catalog reuses them.
 		f.viewsTimer = time.AfterFunc(viewsDelay, s.ensureViews)
-	} else if !sameResources(f.regSnap.resourceList(), s.resourceList()) {
+	} else if !sameResources(f.regSnap, s) {
 		srv.AddResource(indexResource(), f.readResourceHandler)
 	}
 	f.regSnap = s
@@ -749,30 +748,24 @@ const viewsDelay = 3 * time.Second
 
 // sameResources reports whether resources/list would send the same content
 // for a as for b: the same resources in the same order, equal in every
-// field as encoded (nil and empty slices alike, as omitempty encodes them).
-// It compares in place, without encoding 10,000s of resources per catalog
+// field as encoded. It compares what [snapshot.resource] makes them from
+// ([fileResource]), without making 10,000s of resources per catalog
 // version (issue 12: edit latency).
-func sameResources(a, b []*mcp.Resource) bool {
-	return slices.EqualFunc(a, b, func(x, y *mcp.Resource) bool {
-		if x == y {
-			return true
+func sameResources(a, b *snapshot) bool {
+	return slices.EqualFunc(a.resources(), b.resources(), func(x, y resRef) bool {
+		if x == indexRef || y == indexRef {
+			return x == y
 		}
-		if x == nil || y == nil {
+		ska, skb := &a.cat.Skills[x.skill], &b.cat.Skills[y.skill]
+		fa, fb := &ska.Files[x.file], &skb.Files[y.file]
+		if fa.Path != fb.Path || ska.SkillRootURI() != skb.SkillRootURI() || ska.Name != skb.Name ||
+			fa.Size != fb.Size || ska.ModelInvocable != skb.ModelInvocable || ska.UserInvocable != skb.UserInvocable ||
+			!fa.ModTime.Equal(fb.ModTime) && isoTime(fa.ModTime) != isoTime(fb.ModTime) {
 			return false
 		}
-		if x.URI != y.URI || x.Name != y.Name || x.Title != y.Title || x.Description != y.Description ||
-			x.MIMEType != y.MIMEType || x.Size != y.Size || !sameAnnotations(x.Annotations, y.Annotations) {
-			return false
+		if fa.Path == "SKILL.md" {
+			return strings.TrimSpace(ska.Description) == strings.TrimSpace(skb.Description)
 		}
-		// Never set by this package; compared for completeness.
-		return (len(x.Meta) == 0 && len(y.Meta) == 0 || reflect.DeepEqual(x.Meta, y.Meta)) &&
-			(len(x.Icons) == 0 && len(y.Icons) == 0 || reflect.DeepEqual(x.Icons, y.Icons))
+		return fileMIME(fa) == fileMIME(fb)
 	})
-}
-
-func sameAnnotations(x, y *mcp.Annotations) bool {
-	if x == nil || y == nil {
-		return x == y
-	}
-	return slices.Equal(x.Audience, y.Audience) && x.LastModified == y.LastModified && x.Priority == y.Priority
 }

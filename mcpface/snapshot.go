@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,14 +25,16 @@ const indexSchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 // file: every MIME type is in the catalog (issue 11 item 6).
 type snapshot struct {
 	cat *events.Catalog
-	// views holds, by index in cat.Skills, the resources of each skill's
-	// files; a skill unchanged since the previous snapshot shares its view
-	// ([newSnapshot]). Read them through [snapshot.resourceList] or after
+	// views holds, by index in cat.Skills, the files each skill serves as
+	// resources; a skill unchanged since the previous snapshot shares its
+	// view ([newSnapshot]). Read them, and order, after
 	// [snapshot.ensureViews]: the first snapshot builds them on first use.
 	views []*skillView
-	// resources is every served resource (each file URI once, plus
-	// skill://index.json), sorted by URI.
-	resources []*mcp.Resource
+	// order is every served resource (each file URI once, plus
+	// skill://index.json), sorted by URI: 8 bytes each, the resources/list
+	// entries themselves made on demand ([snapshot.resource]) — at 10,000
+	// skills, 40,000 entries kept would be some 14 MB of heap (issue 12).
+	order     []resRef
 	viewsOnce sync.Once
 	// dirs maps a directory URI (skill root or subdirectory, no trailing
 	// slash) to its direct children, sorted by URI; built on first use
@@ -58,15 +61,23 @@ type snapshot struct {
 	maxURI int
 }
 
-// skillView is the resources/list metadata of the files one skill serves
-// (those it owns: a nested skill's files belong to the nested skill), in
-// manifest order. It holds no pointer into a catalog, so a view shared by
-// later snapshots keeps no old catalog alive.
+// skillView names the files one skill serves as resources (those it owns:
+// a nested skill's files belong to the nested skill), by index in its
+// manifest, in URI order. It holds no pointer into a catalog, so a view
+// shared by later snapshots keeps no old catalog alive.
 type skillView struct {
-	key       viewKey
-	resources []*mcp.Resource
-	nested    bool // the skill was nested or held one: never reused
+	key    viewKey
+	files  []int32
+	nested bool // the skill was nested or held one: never reused
 }
+
+// resRef names one served resource of a snapshot: file File of skill
+// Skill (indexes in cat.Skills and its manifest), or skill://index.json
+// when Skill is -1.
+type resRef struct{ skill, file int32 }
+
+// indexRef is the resRef of skill://index.json.
+var indexRef = resRef{-1, -1}
 
 // viewKey is everything [fileResource] reads of a skill, to tell whether a
 // view built for one catalog version still holds for the next.
@@ -148,14 +159,106 @@ func (s *snapshot) ensureViews() {
 	s.viewsOnce.Do(func() { s.buildViews(nil) })
 }
 
-// resourceList returns every served resource, sorted by URI. Safe for
+// resources returns every served resource, sorted by URI, as names to
+// make them from ([snapshot.resource], [snapshot.uri]). Safe for
 // concurrent use; the caller must not modify it.
-func (s *snapshot) resourceList() []*mcp.Resource {
+func (s *snapshot) resources() []resRef {
 	s.ensureViews()
-	return s.resources
+	return s.order
 }
 
-// buildViews fills s.views and s.resources, reusing prev's views.
+// uri returns the URI of the resource r names.
+func (s *snapshot) uri(r resRef) string {
+	if r.skill < 0 {
+		return events.IndexURI
+	}
+	sk := &s.cat.Skills[r.skill]
+	return sk.FileURI(sk.Files[r.file].Path)
+}
+
+// resource returns the resources/list entry of the resource r names, made
+// anew: the caller may modify it.
+func (s *snapshot) resource(r resRef) *mcp.Resource {
+	return s.resourcesOf([]resRef{r})[0]
+}
+
+// resourcesOf returns the resources/list entries of the resources refs
+// name, in order, made anew (the caller may modify them) in a few
+// allocations whatever their number: the entries and their annotations
+// in one slab, their strings (URI, name, time, description) cut from one
+// buffer (issue 12: a resources/list page of 500 made on demand).
+func (s *snapshot) resourcesOf(refs []resRef) []*mcp.Resource {
+	type entry struct {
+		r mcp.Resource
+		a mcp.Annotations
+	}
+	slab := make([]entry, len(refs))
+	out := make([]*mcp.Resource, len(refs))
+	size := 0
+	for _, r := range refs {
+		if r.skill >= 0 {
+			sk := &s.cat.Skills[r.skill]
+			p := sk.Files[r.file].Path
+			size += len(sk.URI) + 4*len(p) + len(isoLayout) + 8 + 2*len(sk.Name) + len(supportingPrefix) + 1
+		}
+	}
+	// Strings are cut from buf and never written again; were size short,
+	// append would move on to a new array and the strings cut so far would
+	// keep the old one.
+	buf := make([]byte, 0, size)
+	cut := func(from int) string { return unsafe.String(unsafe.SliceData(buf[from:]), len(buf)-from) }
+	descOf, desc := int32(-1), ""
+	for i, r := range refs {
+		if r.skill < 0 {
+			out[i] = indexResource()
+			continue
+		}
+		sk := &s.cat.Skills[r.skill]
+		f := &sk.Files[r.file]
+		from := len(buf)
+		buf = append(append(buf, sk.SkillRootURI()...), '/')
+		buf = appendEncodedPath(buf, f.Path)
+		uri := cut(from)
+		lastModified := ""
+		if !f.ModTime.IsZero() {
+			from = len(buf)
+			buf = f.ModTime.UTC().AppendFormat(buf, isoLayout)
+			lastModified = cut(from)
+		}
+		name := sk.Name
+		if f.Path != "SKILL.md" {
+			from = len(buf)
+			buf = append(append(append(buf, sk.Name...), '/'), f.Path...)
+			name = cut(from)
+			if descOf != r.skill {
+				from = len(buf)
+				buf = append(append(buf, supportingPrefix...), sk.Name...)
+				descOf, desc = r.skill, cut(from)
+			}
+		}
+		e := &slab[i]
+		e.a = mcp.Annotations{Audience: audience(sk), LastModified: lastModified}
+		fileResource(&e.r, &e.a, sk, f, uri, name, desc)
+		out[i] = &e.r
+	}
+	return out
+}
+
+// appendEncodedPath appends [events.EncodePath](p) to dst: every byte but
+// '/' and those encodeURIComponent leaves alone as %XX.
+func appendEncodedPath(dst []byte, p string) []byte {
+	const digits = "0123456789ABCDEF"
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c == '/' || unreservedByte(c) {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '%', digits[c>>4], digits[c&0xF])
+		}
+	}
+	return dst
+}
+
+// buildViews fills s.views and s.order, reusing prev's views.
 func (s *snapshot) buildViews(prev *snapshot) {
 	c := s.cat
 	s.views = make([]*skillView, len(c.Skills))
@@ -166,21 +269,48 @@ func (s *snapshot) buildViews(prev *snapshot) {
 		sk := &c.Skills[i]
 		k := keyOf(sk)
 		if v := old[i]; v != nil && !nested[i] && !v.nested && v.key.same(&k) {
-			s.views[i] = &skillView{key: k, resources: v.resources}
+			s.views[i] = &skillView{key: k, files: v.files}
 		} else {
-			s.views[i] = buildView(c, sk, k)
-			s.views[i].nested = nested[i]
+			s.views[i] = buildView(c, sk, k, nested[i])
 		}
-		files += len(s.views[i].resources)
+		files += len(s.views[i].files)
 	}
-	s.resources = make([]*mcp.Resource, 0, files+1)
-	s.resources = append(s.resources, indexResource())
-	for _, v := range s.views {
-		s.resources = append(s.resources, v.resources...)
+	s.order = resourceOrder(s, files)
+}
+
+// resourceOrder returns every resource of s (its views built), sorted by
+// URI, without making a URI but for nested skills. Skills are in URI order,
+// and the resources of a skill that neither is nested nor holds one sort
+// as a block in the same place: no other skill's root is its root followed
+// by '/', so the first byte that tells two such URIs apart is the one that
+// tells the skills' own URIs apart. The resources of a run of nested
+// skills interleave and are sorted by URI; skill://index.json goes where
+// it sorts.
+func resourceOrder(s *snapshot, files int) []resRef {
+	order := make([]resRef, 0, files+1)
+	for i := 0; i < len(s.views); {
+		if !s.views[i].nested {
+			for _, f := range s.views[i].files {
+				order = append(order, resRef{int32(i), f})
+			}
+			i++
+			continue
+		}
+		start := len(order)
+		for ; i < len(s.views) && s.views[i].nested; i++ {
+			for _, f := range s.views[i].files {
+				order = append(order, resRef{int32(i), f})
+			}
+		}
+		run := order[start:]
+		uris := make(map[resRef]string, len(run))
+		for _, r := range run {
+			uris[r] = s.uri(r)
+		}
+		slices.SortFunc(run, func(a, b resRef) int { return strings.Compare(uris[a], uris[b]) })
 	}
-	// Nearly sorted already (skills are in URI order; only nested skills'
-	// files interleave), which the sort detects in linear time.
-	slices.SortFunc(s.resources, func(a, b *mcp.Resource) int { return strings.Compare(a.URI, b.URI) })
+	at := sort.Search(len(order), func(k int) bool { return s.uri(order[k]) >= events.IndexURI })
+	return slices.Insert(order, at, indexRef)
 }
 
 // prevViews returns, by index in c.Skills, the view prev held for the skill
@@ -226,20 +356,50 @@ func nestedSkills(c *events.Catalog) []bool {
 	return out
 }
 
-// buildView makes the view of sk, a skill of c, keyed by k.
-func buildView(c *events.Catalog, sk *events.Skill, k viewKey) *skillView {
-	v := &skillView{key: k, resources: make([]*mcp.Resource, 0, len(sk.Files))}
+// buildView makes the view of sk, a skill of c, keyed by k; nested tells
+// whether sk is nested in another skill or holds one. A nested skill's
+// files sit in its parent's manifest too, and the innermost skill owns
+// them; a skill that neither is nested nor holds one owns its whole
+// manifest (no other skill's root prefixes its files' URIs).
+func buildView(c *events.Catalog, sk *events.Skill, k viewKey, nested bool) *skillView {
+	v := &skillView{key: k, files: make([]int32, 0, len(sk.Files)), nested: nested}
 	for j := range sk.Files {
-		f := &sk.Files[j]
-		uri := sk.FileURI(f.Path)
-		// A nested skill's files sit in its parent's manifest too; the
-		// innermost skill owns them.
-		if ref, ok := c.File(uri); !ok || ref.Skill != sk {
-			continue
+		if nested {
+			if ref, ok := c.File(sk.FileURI(sk.Files[j].Path)); !ok || ref.Skill != sk {
+				continue
+			}
 		}
-		v.resources = append(v.resources, fileResource(sk, f, uri))
+		v.files = append(v.files, int32(j))
 	}
+	slices.SortFunc(v.files, func(a, b int32) int { return compareEncoded(sk.Files[a].Path, sk.Files[b].Path) })
 	return v
+}
+
+// compareEncoded compares [events.EncodePath] of two paths, the order of
+// the URIs of two files of one skill, making no string when neither path
+// has a byte to escape (then the encoding changes nothing).
+func compareEncoded(a, b string) int {
+	if plainPath(a) && plainPath(b) {
+		return strings.Compare(a, b)
+	}
+	return strings.Compare(events.EncodePath(a), events.EncodePath(b))
+}
+
+// plainPath reports whether [events.EncodePath] leaves p as it is.
+func plainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c != '/' && !unreservedByte(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// unreservedByte reports whether a URI segment keeps c as it is: A-Z a-z
+// 0-9 - _ . ! ~ * ' ( ), as encodeURIComponent does.
+func unreservedByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("-_.!~*'()", c) >= 0
 }
 
 // dir returns the direct children of the directory uri (a skill root or a
@@ -256,11 +416,7 @@ func (s *snapshot) dir(uri string) ([]*mcp.Resource, bool) {
 // direct children.
 func buildDirs(s *snapshot) map[string][]*mcp.Resource {
 	c := s.cat
-	list := s.resourceList()
-	byURI := make(map[string]*mcp.Resource, len(list))
-	for _, r := range list {
-		byURI[r.URI] = r
-	}
+	s.ensureViews()
 	children := make(map[string]map[string]*mcp.Resource, 2*len(c.Skills))
 	addChild := func(dir string, r *mcp.Resource) {
 		m := children[dir]
@@ -276,7 +432,12 @@ func buildDirs(s *snapshot) map[string][]*mcp.Resource {
 		if children[root] == nil {
 			children[root] = make(map[string]*mcp.Resource)
 		}
-		for _, f := range sk.Files {
+		owned := s.views[i].files // sorted by URI, not by manifest index
+		own := make(map[int32]bool, len(owned))
+		for _, j := range owned {
+			own[j] = true
+		}
+		for j, f := range sk.Files {
 			segs := strings.Split(f.Path, "/")
 			dir := root
 			for _, seg := range segs[:len(segs)-1] {
@@ -284,12 +445,12 @@ func buildDirs(s *snapshot) map[string][]*mcp.Resource {
 				addChild(dir, &mcp.Resource{URI: sub, Name: seg, MIMEType: "inode/directory"})
 				dir = sub
 			}
-			if r := byURI[sk.FileURI(f.Path)]; r != nil {
+			if own[int32(j)] {
 				// A directory listing names each child by its own segment
 				// (TV-SEP2640-10), not by the skill-qualified list name.
-				child := *r
+				child := s.resource(resRef{int32(i), int32(j)})
 				child.Name = segs[len(segs)-1]
-				addChild(dir, &child)
+				addChild(dir, child)
 			}
 		}
 	}
@@ -316,11 +477,14 @@ func indexResource() *mcp.Resource {
 	}
 }
 
-func fileResource(sk *events.Skill, f *events.File, uri string) *mcp.Resource {
-	ann := &mcp.Annotations{Audience: audience(sk), LastModified: isoTime(f.ModTime)}
+// fileResource fills r, the resources/list entry of f, a file of sk at
+// uri, annotated by ann (its audience and modification time set); name
+// and desc are the entry's name and description when f is a supporting
+// file: sk.Name + "/" + f.Path and supportingPrefix + sk.Name.
+func fileResource(r *mcp.Resource, ann *mcp.Annotations, sk *events.Skill, f *events.File, uri, name, desc string) {
 	if f.Path == "SKILL.md" {
 		ann.Priority = 0.8
-		return &mcp.Resource{
+		*r = mcp.Resource{
 			URI:         uri,
 			Name:        sk.Name,
 			Description: strings.TrimSpace(sk.Description),
@@ -328,35 +492,47 @@ func fileResource(sk *events.Skill, f *events.File, uri string) *mcp.Resource {
 			Size:        f.Size,
 			Annotations: ann,
 		}
+		return
 	}
 	ann.Priority = 0.3
-	return &mcp.Resource{
+	*r = mcp.Resource{
 		URI:         uri,
-		Name:        sk.Name + "/" + f.Path,
-		Description: "Supporting file in " + sk.Name,
+		Name:        name,
+		Description: desc,
 		MIMEType:    fileMIME(f),
 		Size:        f.Size,
 		Annotations: ann,
 	}
 }
 
+// supportingPrefix starts the description of every supporting file.
+const supportingPrefix = "Supporting file in "
+
+// audiences are the four audiences a skill's resources can have, shared
+// by them all (nothing appends to one: each is capped at its length).
+var audiences = [4][]mcp.Role{nil, {"assistant"}, {"user"}, {"assistant", "user"}}
+
 func audience(sk *events.Skill) []mcp.Role {
-	var a []mcp.Role
+	i := 0
 	if sk.ModelInvocable {
-		a = append(a, "assistant")
+		i |= 1
 	}
 	if sk.UserInvocable {
-		a = append(a, "user")
+		i |= 2
 	}
-	return a
+	a := audiences[i]
+	return a[:len(a):len(a)]
 }
+
+// isoLayout is the layout of JavaScript's Date.toISOString.
+const isoLayout = "2006-01-02T15:04:05.000Z"
 
 // isoTime formats t as JavaScript's Date.toISOString does.
 func isoTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+	return t.UTC().Format(isoLayout)
 }
 
 type indexEntry struct {

@@ -47,7 +47,8 @@ type snapshotView struct {
 
 func viewOf(s *snapshot) snapshotView {
 	v := snapshotView{Dirs: map[string][]string{}, Listed: s.listed, MaxURI: s.maxURI}
-	for _, r := range s.resourceList() {
+	for _, ref := range s.resources() {
+		r := s.resource(ref)
 		v.Resources = append(v.Resources, fmt.Sprintf("%s|%s|%s|%s|%d|%v", r.URI, r.Name, r.Description, r.MIMEType, r.Size, *r.Annotations))
 	}
 	s.dir("") // build the map
@@ -121,11 +122,74 @@ func TestSnapshotIncremental(t *testing.T) {
 		s := newSnapshot(events.NewCatalog(2, false, next, nil), prev)
 		prev.ensureViews()
 		for i, sk := range s.cat.Skills {
-			shared := &s.views[i].resources[0] == &prev.views[i].resources[0]
+			shared := &s.views[i].files[0] == &prev.views[i].files[0]
 			wantShared := sk.SkillPath == "a-b" || sk.SkillPath == "z" // a changed; p and p/n are nested
 			if shared != wantShared {
 				t.Errorf("skill %s: view shared = %v, want %v", sk.SkillPath, shared, wantShared)
 			}
 		}
 	})
+}
+
+// TestResourceOrder (issue 12: resources/list entries made on demand): the
+// resources a snapshot serves are skill://index.json and every file under
+// the innermost skill holding it (as [events.Catalog.File] resolves its
+// URI), each once, in strictly increasing URI order — also where skill
+// roots prefix one another, nested skills interleave their files with
+// their parent's, and paths need escaping — and sameResources tells a
+// change of any listed field from none.
+func TestResourceOrder(t *testing.T) {
+	skills := []events.Skill{
+		snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x y.md": "1", "d/é.md": "2", "Z.md": "3", "d-e/f.md": "4"}),
+		snapSkill("a-b", "AB", map[string]string{"SKILL.md": "ab", "%.md": "5"}),
+		snapSkill("a.b", "A.B", map[string]string{"SKILL.md": "a.b"}),
+		snapSkill("ab", "AB2", map[string]string{"SKILL.md": "ab2", "(1).md": "6"}),
+		snapSkill("p", "P", map[string]string{"SKILL.md": "p", "A/SKILL.md": "pa", "A/r.md": "7", "n/SKILL.md": "n", "n/r.md": "r", "q.md": "q", "n-x.md": "8"}),
+		snapSkill("p/A", "PA", map[string]string{"SKILL.md": "pa", "r.md": "7"}),
+		snapSkill("p/n", "N", map[string]string{"SKILL.md": "n", "r.md": "r"}),
+		snapSkill("p-q", "PQ", map[string]string{"SKILL.md": "pq"}),
+		snapSkill("z", "Z", map[string]string{"SKILL.md": "z"}),
+	}
+	c := events.NewCatalog(1, false, skills, nil)
+	s := newSnapshot(c, nil)
+	var got []string
+	for _, r := range s.resources() {
+		got = append(got, s.uri(r))
+		if u := s.resource(r).URI; u != got[len(got)-1] {
+			t.Errorf("resource %v: entry URI %s, uri %s", r, u, got[len(got)-1])
+		}
+	}
+	want := []string{events.IndexURI}
+	for i := range c.Skills {
+		sk := &c.Skills[i]
+		for _, f := range sk.Files {
+			if ref, ok := c.File(sk.FileURI(f.Path)); ok && ref.Skill == sk {
+				want = append(want, sk.FileURI(f.Path))
+			}
+		}
+	}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resources differ from every owned file and the index in URI order (-want +got):\n%s", diff)
+	}
+	if !sameResources(s, newSnapshot(events.NewCatalog(2, false, slices.Clone(c.Skills), nil), nil)) {
+		t.Error("sameResources: a copy of the catalog differs")
+	}
+	for name, edit := range map[string]func(sk []events.Skill){
+		"size":        func(sk []events.Skill) { sk[0].Files[1].Size++ },
+		"time":        func(sk []events.Skill) { sk[0].Files[1].ModTime = sk[0].Files[1].ModTime.Add(time.Second) },
+		"MIME":        func(sk []events.Skill) { sk[0].Files[1].MIME = "text/x-other" },
+		"name":        func(sk []events.Skill) { sk[8].Name = "zz" },
+		"description": func(sk []events.Skill) { sk[8].Description = "new" },
+		"audience":    func(sk []events.Skill) { sk[8].UserInvocable = true },
+	} {
+		next := slices.Clone(c.Skills)
+		for i := range next {
+			next[i].Files = slices.Clone(next[i].Files)
+		}
+		edit(next)
+		if sameResources(s, newSnapshot(events.NewCatalog(2, false, next, nil), nil)) {
+			t.Errorf("sameResources: a changed %s goes unnoticed", name)
+		}
+	}
 }

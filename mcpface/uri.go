@@ -25,15 +25,48 @@ var (
 // that is empty or decodes to "." or ".." is refused (errBadSegment): a URI
 // is looked up, never resolved against a path, so it can only fail to match
 // (BR-21). A URI without the skill:// scheme returns errNotSkillURI.
+//
+// A URI already in that form (every byte of every segment one that
+// [events.EncodePath] keeps, no empty, . or .. segment: the URIs a client
+// copies from a listing) is returned as it is, with no allocation.
 func canonicalURI(uri string) (string, error) {
 	rest, ok := strings.CutPrefix(uri, events.URIScheme)
 	if !ok {
 		return "", errNotSkillURI
 	}
+	if plainURI(rest) {
+		return uri, nil
+	}
+	return recodeURI(rest)
+}
+
+// plainURI reports whether rest, a skill:// URI after its scheme, is
+// already canonical: only bytes [events.EncodePath] keeps and '/', and no
+// segment empty, "." or "..".
+func plainURI(rest string) bool {
+	start := 0
+	for i := 0; i <= len(rest); i++ {
+		if i < len(rest) && rest[i] != '/' {
+			if !unreservedByte(rest[i]) {
+				return false
+			}
+			continue
+		}
+		if seg := rest[start:i]; seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
+// recodeURI is [canonicalURI] of the skill:// URI whose part after the
+// scheme is rest, segment by segment.
+func recodeURI(rest string) (string, error) {
+	var b strings.Builder
+	b.Grow(len(events.URIScheme) + len(rest) + len(rest)/2)
 	// One pass over the segments into one builder: time and memory stay
 	// linear in the URI, with no slice of segments.
-	var b strings.Builder
-	b.Grow(len(uri) + len(uri)/2)
 	b.WriteString(events.URIScheme)
 	for i := 0; ; i++ {
 		seg, tail, more := strings.Cut(rest, "/")

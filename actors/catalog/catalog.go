@@ -921,27 +921,42 @@ func (b *Builder) next() *events.Catalog {
 	return cat
 }
 
-// dropBytes replaces each scan of current that carries SKILL.md bytes
-// with a copy that carries none where the memo holds what was built of
-// them (a catalog holds no file's bytes, issue 12); a skill the memo does
-// not hold (a second one in the same folder) keeps its bytes.
+// dropBytes replaces each scan of current with a copy holding what the
+// memo built of it wherever that is the same scanned skill: no SKILL.md
+// bytes (a catalog holds no file's bytes, issue 12), and the memo's
+// manifest rather than the scan's equal one, so that a rescan that changes
+// nothing (a warm start's revalidation of 40,000 files) does not keep a
+// second copy of every manifest alive beside the catalog's. A skill the
+// memo does not hold (a second one in the same folder) keeps its bytes.
 func (b *Builder) dropBytes(current map[string]events.SourceScanned) {
 	for id, scan := range current {
-		if !slices.ContainsFunc(scan.Skills, func(ss events.ScannedSkill) bool { return ss.SkillMD != nil }) {
+		sm := b.memo.sources[id]
+		if sm == nil {
 			continue
 		}
-		sm := b.memo.sources[id]
-		skills := slices.Clone(scan.Skills)
-		for i := range skills {
-			if sm != nil {
-				if bt := sm.byDir[skills[i].Dir]; bt != nil && sameScanned(&bt.ss, &skills[i]) {
-					skills[i].SkillMD = nil
-				}
+		var skills []events.ScannedSkill // a copy, once something is replaced
+		for i := range scan.Skills {
+			ss := &scan.Skills[i]
+			bt := sm.byDir[ss.Dir]
+			if bt == nil || ss.SkillMD == nil && sameFiles(bt.ss.Files, ss.Files) || !sameScanned(&bt.ss, ss) {
+				continue
 			}
+			if skills == nil {
+				skills = slices.Clone(scan.Skills)
+			}
+			skills[i] = bt.ss
 		}
-		scan.Skills = skills
-		b.scans[id] = scan
+		if skills != nil {
+			scan.Skills = skills
+			b.scans[id] = scan
+		}
 	}
+}
+
+// sameFiles reports whether two manifests are one (the same backing
+// array and length).
+func sameFiles(a, b []events.File) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // fixSkillSet applies static mode to skills (sorted by URI) and their

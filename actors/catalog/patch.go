@@ -57,7 +57,7 @@ func (b *Builder) patch(current map[string]events.SourceScanned) (cat *events.Ca
 			if ss.Dir != was.Dir {
 				return nil, false
 			}
-			if oneManifest(ss.Files, was.Files) && ss.RelDir == was.RelDir && ss.RealDir == was.RealDir && ss.DirID == was.DirID {
+			if sameFiles(ss.Files, was.Files) && ss.RelDir == was.RelDir && ss.RealDir == was.RealDir && ss.DirID == was.DirID {
 				carried = carried || ss.SkillMD != nil
 				continue
 			}
@@ -150,12 +150,6 @@ func (b *Builder) dropChangedBytes(current map[string]events.SourceScanned, chan
 			b.scans[id] = scan
 		}
 	}
-}
-
-// oneManifest reports whether two manifests are one (the same backing
-// array and length).
-func oneManifest(a, b []events.File) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // keepsPlace reports whether nb, the new build of the skill o was built

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // dirCache is a file system that remembers what discovery read from a local
@@ -132,7 +133,9 @@ func (c *dirCache) changed(key string) bool { return !c.valid(key, c.gen-1, fals
 func (c *dirCache) Open(name string) (fs.File, error) { return c.fsys.Open(name) }
 
 // ReadDir returns the listing of name, read once. A failed read is not
-// remembered.
+// remembered. What it keeps of each entry is compact ([cachedEntry]): at
+// 10,000 skills the entries and stats os.DirFS gives took some 25 MB for
+// as long as the hasher ran.
 func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
 	if r, ok := c.dirs[name]; ok && c.valid(name, r.gen, true) {
 		return r.ents, nil
@@ -141,12 +144,20 @@ func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The folder's path on disk, as os.DirFS opens it ("root/." for the
+	// root): the parent of every entry's lstat, shared by them all.
+	dir := c.root + string(os.PathSeparator) + filepath.FromSlash(name)
+	if os.IsPathSeparator(c.root[len(c.root)-1]) {
+		dir = c.root + filepath.FromSlash(name)
+	}
+	slab := make([]cachedEntry, len(ents))
 	out := make([]fs.DirEntry, len(ents))
 	for i, e := range ents {
 		if e.Type()&fs.ModeSymlink != 0 {
 			c.links[path.Join(name, e.Name())] = true
 		}
-		out[i] = &cachedEntry{DirEntry: e}
+		slab[i] = cachedEntry{dir: dir, name: e.Name(), typ: e.Type()}
+		out[i] = &slab[i]
 	}
 	c.dirs[name] = dirResult{out, c.gen}
 	return out, nil
@@ -158,6 +169,7 @@ func (c *dirCache) Stat(name string) (fs.FileInfo, error) {
 		return r.info, r.err
 	}
 	fi, err := fs.Stat(c.fsys, name)
+	fi = compact(fi, "")
 	c.stats[name] = statResult{fi, err, c.gen}
 	return fi, err
 }
@@ -171,6 +183,7 @@ func (c *dirCache) Lstat(name string) (fs.FileInfo, error) {
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		c.links[name] = true
 	}
+	fi = compact(fi, "")
 	c.lstats[name] = statResult{fi, err, c.gen}
 	return fi, err
 }
@@ -283,19 +296,78 @@ func relTo(root, p string) (string, bool) {
 	return rel, true
 }
 
-// cachedEntry remembers the Info of a directory entry (for os.DirFS an
-// lstat done on first call).
+// cachedEntry is one remembered entry of a folder listing: its name and
+// type, and its Info (an lstat, as os.DirFS's entries make it) once asked
+// for, kept compact ([statInfo]). The entries of one listing share one
+// allocation and the folder's path.
 type cachedEntry struct {
-	fs.DirEntry
+	dir  string // the folder's path on disk
+	name string
+	typ  fs.FileMode
 	done bool
 	info fs.FileInfo
 	err  error
 }
 
-func (e *cachedEntry) Info() (fs.FileInfo, error) {
-	if !e.done {
-		e.info, e.err = e.DirEntry.Info()
-		e.done = true
+func (e *cachedEntry) Name() string               { return e.name }
+func (e *cachedEntry) IsDir() bool                { return e.typ.IsDir() }
+func (e *cachedEntry) Type() fs.FileMode          { return e.typ }
+func (e *cachedEntry) String() string             { return fs.FormatDirEntry(e) }
+func (e *cachedEntry) Info() (fs.FileInfo, error) { e.stat(); return e.info, e.err }
+
+func (e *cachedEntry) stat() {
+	if e.done {
+		return
 	}
-	return e.info, e.err
+	e.done = true
+	fi, err := os.Lstat(e.dir + "/" + e.name) // as os's own entries do
+	if err != nil {
+		e.err = err
+		return
+	}
+	e.info = compact(fi, e.name)
+}
+
+// statInfo is a compact [fs.FileInfo]: what discovery and the digest cache
+// read of a stat (name, size, mode, modification time and the identity
+// [fileIdent] gives), some 100 bytes where an os one holds the whole
+// system stat buffer and, through its name, the full path it was made
+// from. Its Sys is a *fileID.
+type statInfo struct {
+	name  string
+	size  int64
+	mode  fs.FileMode
+	mtime time.Time
+	id    fileID
+}
+
+// fileID is what [fileIdent] gives of a file: its inode and device
+// numbers and change time (ns).
+type fileID struct {
+	ino, dev uint64
+	ctime    int64
+}
+
+func (i *statInfo) Name() string       { return i.name }
+func (i *statInfo) Size() int64        { return i.size }
+func (i *statInfo) Mode() fs.FileMode  { return i.mode }
+func (i *statInfo) ModTime() time.Time { return i.mtime }
+func (i *statInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i *statInfo) Sys() any           { return &i.id }
+
+// compact returns fi as a [statInfo] named name (fi's own name when
+// empty), or fi itself when it is nil or carries no identity on this
+// platform (kept whole there: nothing else of it may be left out).
+func compact(fi fs.FileInfo, name string) fs.FileInfo {
+	if fi == nil {
+		return nil
+	}
+	ino, dev, ctime, ok := fileIdent(fi)
+	if !ok {
+		return fi
+	}
+	if name == "" {
+		name = strings.Clone(fi.Name()) // not a piece of the path stat'ed
+	}
+	return &statInfo{name: name, size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime(), id: fileID{ino: ino, dev: dev, ctime: ctime}}
 }

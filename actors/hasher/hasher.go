@@ -1479,6 +1479,12 @@ func (w *walker) identify(dir, real string) (events.FolderID, error) {
 	if err != nil {
 		return events.FolderID{}, err
 	}
+	if si, ok := fi.(*statInfo); ok && si.IsDir() {
+		// What skill.IdentifyInfo reads of a system stat, which a
+		// remembered one no longer holds: the same numbers on every
+		// platform that gives fileIdent.
+		return events.FolderID{Dev: si.id.dev, Ino: si.id.ino}, nil
+	}
 	return skill.IdentifyInfo(fi, real)
 }
 

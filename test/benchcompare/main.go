@@ -52,9 +52,15 @@ type config struct {
 	initWait  time.Duration
 	exitWait  time.Duration
 	noFirst   bool
+	idle      time.Duration
+	self      string // this program, the echo server of our floor
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-echo-server" {
+		echoServer(os.Args[2])
+		return
+	}
 	var c config
 	var refCmd string
 	flag.StringVar(&c.corpus, "corpus", "", "skills folder both servers serve (required); edits touch one file in it and restore it")
@@ -70,7 +76,14 @@ func main() {
 	flag.DurationVar(&c.initWait, "init-timeout", 10*time.Minute, "longest wait for an initialize result")
 	flag.DurationVar(&c.exitWait, "exit-timeout", 3*time.Minute, "longest wait for an exit after stdin closes (then the server is killed)")
 	flag.BoolVar(&c.noFirst, "no-first-start", false, "skip the first-start (empty caches) sessions of our server")
+	flag.DurationVar(&c.idle, "idle", 8*time.Second, "wait of the idle session after initialize (0: no idle sessions)")
 	flag.Parse()
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchcompare:", err)
+		os.Exit(1)
+	}
+	c.self = self
 	c.refCmd = strings.Fields(refCmd)
 	if c.corpus == "" || c.ours == "" || c.oursHome == "" || len(c.refCmd) == 0 || c.rounds < 1 || flag.NArg() > 0 {
 		flag.Usage()
@@ -167,6 +180,11 @@ func run(c config) error {
 				return fmt.Errorf("round %d %s: %w", r, s.name, err)
 			}
 		}
+		for _, s := range []server{ours, ref} {
+			if err := idle(c, s, r, res[s.name]); err != nil {
+				return fmt.Errorf("round %d %s idle: %w", r, s.name, err)
+			}
+		}
 	}
 	// The reference keeps no cache between starts: its first start is any start.
 	res["reference"].samples[rowFirst] = res["reference"].samples[rowInit]
@@ -216,6 +234,8 @@ type proc struct {
 	// lastWrite is when call last wrote a request.
 	lastWrite time.Time
 	exited    chan error
+	// lastLen is the length of the last response line call returned.
+	lastLen int
 }
 
 // start runs s with its stdin and stdout on pipes handed straight to the
@@ -323,6 +343,7 @@ func (p *proc) call(req []byte, id string, timeout time.Duration, notes *[]line)
 				return 0, nil, fmt.Errorf("undecodable line %q: %w", trunc(l.b), err)
 			}
 			if string(e.ID) == id && e.Method == "" {
+				p.lastLen = len(l.b)
 				return d, &e, nil
 			}
 			p.other(l, &e, notes)
@@ -404,10 +425,12 @@ const (
 	rowFirst
 	rowReadMD
 	rowRSS
+	rowRSSIdle
 	rowPageCold
 	rowPageWarm
 	rowWalk
 	rowGet
+	rowGetFloor
 	rowRead
 	rowEditMed
 	rowEditP99
@@ -424,10 +447,12 @@ var rows = [nRows]struct{ label, unit string }{
 	rowFirst:    {"spawn → initialize result, first start (empty HOME)", "ms"},
 	rowReadMD:   {"yardstick: read every SKILL.md once (warm page cache)", "ms"},
 	rowRSS:      {"peak RSS at initialize (VmHWM)", "MiB"},
+	rowRSSIdle:  {"peak RSS by the end of an idle wait after initialize", "MiB"},
 	rowPageCold: {"first skills/list page, cold (1st after initialize)", "ms"},
 	rowPageWarm: {"first skills/list page, warm (median of repeats)", "ms"},
 	rowWalk:     {"full skills/list walk, all pages (median of walks)", "ms"},
 	rowGet:      {"skills/get per call (median, every skill)", "ms"},
+	rowGetFloor: {"floor: echo of a skills/get-sized line (no server)", "ms"},
 	rowRead:     {"resources/read per call (median, every file)", "ms"},
 	rowEditMed:  {"edit → notifications/resources/updated, median", "ms"},
 	rowEditP99:  {"edit → notifications/resources/updated, p99", "ms"},
@@ -564,6 +589,37 @@ func firstStart(c config, s server, home string, round int) (time.Duration, erro
 	return d, nil
 }
 
+// idle starts s (ours with its warm HOME), initializes it, sends
+// notifications/initialized and then sends nothing for c.idle, and records
+// the server's peak RSS (VmHWM) at the end of that wait: for ours, what
+// the background revalidation of a warm start costs in memory, which the
+// RSS row at initialize does not see. Then it kills the server.
+func idle(c config, s server, round int, res *results) error {
+	if c.idle <= 0 {
+		return nil
+	}
+	logf := filepath.Join(c.logs, fmt.Sprintf("%s-idle-%d.stderr", s.name, round))
+	p, err := start(s, logf)
+	if err != nil {
+		return err
+	}
+	defer p.kill()
+	if _, _, err := p.initialize(c); err != nil {
+		return fmt.Errorf("%w (stderr in %s)", err, logf)
+	}
+	if err := p.notify("notifications/initialized"); err != nil {
+		return err
+	}
+	time.Sleep(c.idle)
+	hwm, err := vmHWM(p.cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	res.add(rowRSSIdle, hwm/(1<<20))
+	progress("%s round %d/%d %s idle: peak RSS %.0f MiB %s after initialize", c.label, round, c.rounds, s.name, hwm/(1<<20), c.idle)
+	return nil
+}
+
 type listResult struct {
 	Skills []struct {
 		URI       string `json:"uri"`
@@ -647,6 +703,9 @@ func session(c config, s server, round int, res *results) error {
 		return fmt.Errorf("%w (stderr in %s)", err, logf)
 	}
 	res.add(rowExit, ms(dExit))
+	if err := r.floor(); err != nil {
+		return fmt.Errorf("%s echo floor: %w", s.name, err)
+	}
 	progress("%s round %d/%d %s: init %s, RSS %.0f MiB, walk %s, get %s, read %s, CPU %.2f s, exit %s",
 		c.label, round, c.rounds, s.name, fmtDur(r.dInit), r.hwm/(1<<20), fmtDur(median2(r.walks)),
 		fmtDur(median2(r.gets)), fmtDur(median2(r.reads)), r.cpuAll.Seconds(), fmtDur(dExit))
@@ -655,12 +714,13 @@ func session(c config, s server, round int, res *results) error {
 
 // sessionRun is one round's state, carried from step to step of session.
 type sessionRun struct {
-	c     config
-	s     server
-	round int
-	res   *results
-	p     *proc
-	pid   int
+	getBytes []float64 // the length of each skills/get answer line
+	c        config
+	s        server
+	round    int
+	res      *results
+	p        *proc
+	pid      int
 
 	subscribe   bool // the server declared resources.subscribe
 	dInit       time.Duration
@@ -755,11 +815,94 @@ func (r *sessionRun) walkAll() error {
 	return nil
 }
 
+// echoScript is the reference's floor: a Node process that answers each
+// line on stdin with a line of the size in its argument, as the TypeScript
+// SDK's stdio transport reads (stdin data events, split at newlines) and
+// writes (process.stdout.write), and does nothing else.
+const echoScript = `const n=+process.argv[1];let buf='';process.stdin.setEncoding('utf8');` +
+	`process.stdin.on('data',d=>{buf+=d;let i;while((i=buf.indexOf('\n'))>=0){const l=buf.slice(0,i);buf=buf.slice(i+1);` +
+	`const id=(/"id":(\d+)/.exec(l)||[,'null'])[1];const head='{"jsonrpc":"2.0","id":'+id+',"result":{"pad":"';` +
+	`process.stdout.write(head+'x'.repeat(Math.max(n-head.length-5,0))+'"}}\n');}});`
+
+// floorCalls is how many skills/get-shaped requests the floor times.
+const floorCalls = 2000
+
+// floor times skills/get-shaped requests (the session's own URIs) against
+// an echo server of the session's kind — this program itself for ours (a
+// plain Go loop: one line read, one written), Node running echoScript for
+// the reference — answering each with a line the size of the session's
+// median skills/get answer: what the pipes, the wake-ups and the runtime's
+// I/O cost per call, under any server work. Its median is the floor row.
+func (r *sessionRun) floor() error {
+	if len(r.skills) == 0 || len(r.getBytes) == 0 {
+		return nil
+	}
+	size := strconv.Itoa(int(median(r.getBytes)))
+	argv := []string{r.c.self, "-echo-server", size}
+	if r.s.name != "ours" {
+		argv = []string{r.c.refCmd[0], "-e", echoScript, size}
+	}
+	p, err := start(server{name: r.s.name + "-echo", argv: argv, env: r.s.env}, os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer p.kill()
+	var ds []time.Duration
+	for i := range floorCalls + 100 {
+		d, err := p.request("skills/get", map[string]any{"uri": r.skills[i%len(r.skills)]}, nil)
+		if err != nil {
+			return err
+		}
+		if i >= 100 { // the first ones warm the echo up
+			ds = append(ds, d)
+		}
+	}
+	r.res.add(rowGetFloor, ms(median2(ds)))
+	return nil
+}
+
+// echoServer is ours's floor (see floor): it answers each line on stdin
+// with one line of size bytes holding the request's id, and exits at the
+// end of stdin.
+func echoServer(sizeArg string) {
+	size, err := strconv.Atoi(sizeArg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchcompare -echo-server SIZE:", err)
+		os.Exit(2)
+	}
+	in := bufio.NewReaderSize(os.Stdin, 64<<10)
+	var out []byte
+	for {
+		line, err := in.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		id := []byte("null")
+		if i := bytes.Index(line, []byte(`"id":`)); i >= 0 {
+			j := i + len(`"id":`)
+			k := j
+			for k < len(line) && line[k] >= '0' && line[k] <= '9' {
+				k++
+			}
+			id = line[j:k]
+		}
+		out = append(append(append(out[:0], `{"jsonrpc":"2.0","id":`...), id...), `,"result":{"pad":"`...)
+		for pad := size - len(out) - len("\"}}\n"); pad > 0; pad-- {
+			out = append(out, 'x')
+		}
+		out = append(out, "\"}}\n"...)
+		if _, err := os.Stdout.Write(out); err != nil {
+			return
+		}
+	}
+}
+
 // getAll times skills/get of every skill. An error answer is counted (the
 // first one logged) and timed; a failed round trip ends the session.
 func (r *sessionRun) getAll() error {
 	for _, u := range r.skills {
 		d, err := r.p.request("skills/get", map[string]any{"uri": u}, nil)
+		r.getBytes = append(r.getBytes, float64(r.p.lastLen))
 		if err != nil {
 			if d == 0 {
 				return err
