@@ -45,7 +45,7 @@ const probeEvery = 5 * time.Millisecond
 // natsHost is one embedded JetStream server that can be stopped and started
 // again on the same port and store folder.
 type natsHost struct {
-	t    *testing.T
+	tb   testing.TB
 	dir  string
 	port int
 	srv  *natsserver.Server
@@ -53,25 +53,25 @@ type natsHost struct {
 
 // startNATS starts an embedded JetStream server on a random loopback port
 // with a temp store folder; it is shut down at the end of the test.
-func startNATS(t *testing.T) *natsHost {
-	t.Helper()
-	n := &natsHost{t: t, dir: t.TempDir(), port: -1}
+func startNATS(tb testing.TB) *natsHost {
+	tb.Helper()
+	n := &natsHost{tb: tb, dir: tb.TempDir(), port: -1}
 	n.start()
-	t.Cleanup(n.stop)
+	tb.Cleanup(n.stop)
 	return n
 }
 
 // start runs a new server on n's port and store folder (a random port the
 // first time), retrying the bind for a few seconds after a restart.
 func (n *natsHost) start() {
-	n.t.Helper()
+	n.tb.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		opts := &natsserver.Options{ServerName: "skilljack-test", Host: "127.0.0.1", Port: n.port,
 			JetStream: true, StoreDir: n.dir, NoLog: true, NoSigs: true}
 		srv, err := natsserver.NewServer(opts)
 		if err != nil {
-			n.t.Fatalf("nats-server: %v", err)
+			n.tb.Fatalf("nats-server: %v", err)
 		}
 		srv.Start()
 		if srv.ReadyForConnections(5 * time.Second) {
@@ -81,7 +81,7 @@ func (n *natsHost) start() {
 		}
 		srv.Shutdown()
 		if time.Now().After(deadline) {
-			n.t.Fatalf("nats-server did not listen on port %d within 10 s", n.port)
+			n.tb.Fatalf("nats-server did not listen on port %d within 10 s", n.port)
 		}
 		time.Sleep(100 * time.Millisecond) // the old listener's port is being released
 	}
@@ -103,7 +103,7 @@ func (n *natsHost) url() string { return "nats://127.0.0.1:" + strconv.Itoa(n.po
 func (n *natsHost) traffic() (in, out int64) {
 	v, err := n.srv.Varz(nil)
 	if err != nil {
-		n.t.Fatal(err)
+		n.tb.Fatal(err)
 	}
 	return v.InBytes, v.OutBytes
 }
