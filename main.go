@@ -168,7 +168,7 @@ See README.md for every environment variable and the config file.
 // run is the whole program; main only maps its error to the exit code.
 func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, getenv func(string) string) (err error) {
 	// No secret in the error main prints (issue 10: secrets).
-	red := newRedactor(getenv("GITHUB_TOKEN"))
+	red := newRedactor(getenv("GITHUB_TOKEN"), getenv("SKILLJACK_CLUSTER_TOKEN"))
 	defer func() {
 		if err != nil {
 			err = redactedError{err, red}
@@ -202,7 +202,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	warned := newWarnLog()
 	// Redaction is outermost: stderr and the warnings sent to clients see
 	// records without secrets (issue 10: secrets).
-	red = newRedactor(getenv("GITHUB_TOKEN"), set.Config.GitHub.Token)
+	red = newRedactor(getenv("GITHUB_TOKEN"), set.Config.GitHub.Token, getenv("SKILLJACK_CLUSTER_TOKEN"), set.Cluster.Token)
 	log := slog.New(redactHandler{warnTee{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: set.LogLevel}), warned, nil}, red})
 	clog := log.With("actor", "config")
 	var refused []events.Diagnostic
@@ -212,6 +212,9 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	}
 	for _, w := range warnings {
 		clog.Warn(w.Message, w.Args...)
+	}
+	if set.Cluster.URL != "" && !set.HTTP && cmd.name == "" {
+		return &exitError{2, errors.New("--cluster (SKILLJACK_CLUSTER_URL) needs the HTTP transport: add --http[=PORT]; a stdio server has one client and no replicas")}
 	}
 	switch cmd.name {
 	case "validate":
@@ -416,7 +419,7 @@ func tracePublisher(bus message.Publisher, set config.Settings, args []string, l
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("opening trace file: %w", err)
 	}
-	tp := events.NewTracePublisher(bus, f, events.TraceRedact(newRedactor(set.Config.GitHub.Token).bytes))
+	tp := events.NewTracePublisher(bus, f, events.TraceRedact(newRedactor(set.Config.GitHub.Token, set.Cluster.Token).bytes))
 	if err := tp.Record(traceStarted(set, args)); err != nil {
 		log.Warn("writing the trace", "error", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -327,5 +328,17 @@ func TestRunStdioListenStreamEnds(t *testing.T) {
 		if s := r.stderr.String(); strings.Contains(s, "level=ERROR") {
 			t.Errorf("a client leaving logged an error:\n%s", s)
 		}
+	}
+}
+
+// TestRunClusterNeedsHTTP: --cluster without --http exits 2 and says why
+// (issue 16), before serving anything.
+func TestRunClusterNeedsHTTP(t *testing.T) {
+	var out, errs lockedBuffer
+	env := map[string]string{"HOME": t.TempDir()}
+	err := run(t.Context(), []string{"--cluster=nats://127.0.0.1:1", t.TempDir()}, io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, &errs, func(k string) string { return env[k] })
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "needs the HTTP transport") {
+		t.Errorf("run = %v, want exit 2 naming the HTTP transport", err)
 	}
 }

@@ -135,27 +135,45 @@ func (w *snapshotWriter) snapshot(val any) ([]byte, map[string][]string, error) 
 	return b, lists, err
 }
 
-// snapshotReader rebuilds by-reference events from the blobs of a trace.
+// snapshotReader rebuilds by-reference events from the blobs of a trace,
+// or from blobs fetched by digest ([ReadCatalogSnapshot]).
 type snapshotReader struct {
 	blobs map[string][]byte
+	// fetch, when set, gets a blob blobs lacks.
+	fetch func(digest string) ([]byte, error)
+}
+
+// blob returns the blob named digest.
+func (r *snapshotReader) blob(digest, what string) ([]byte, error) {
+	if data, ok := r.blobs[digest]; ok {
+		return data, nil
+	}
+	if r.fetch == nil {
+		return nil, fmt.Errorf("%s %s not recorded before its use", what, digest)
+	}
+	data, err := r.fetch(digest)
+	if err != nil {
+		return nil, fmt.Errorf("fetching %s %s: %w", what, digest, err)
+	}
+	return data, nil
 }
 
 // list decodes the elements the chunks name.
 func readList[T any](r *snapshotReader, chunks []string) ([]T, error) {
 	var out []T
 	for _, c := range chunks {
-		data, ok := r.blobs[c]
-		if !ok {
-			return nil, fmt.Errorf("chunk %s not recorded before its use", c)
+		data, err := r.blob(c, "chunk")
+		if err != nil {
+			return nil, err
 		}
 		var names []string
 		if err := json.Unmarshal(data, &names); err != nil {
 			return nil, fmt.Errorf("chunk %s: %w", c, err)
 		}
 		for _, n := range names {
-			data, ok := r.blobs[n]
-			if !ok {
-				return nil, fmt.Errorf("element %s not recorded before its use", n)
+			data, err := r.blob(n, "element")
+			if err != nil {
+				return nil, err
 			}
 			var v T
 			if err := json.Unmarshal(data, &v); err != nil {
@@ -202,4 +220,49 @@ func (r *snapshotReader) event(name string, head []byte, lists map[string][]stri
 		return e, nil
 	}
 	return nil, fmt.Errorf("%q is not recorded by snapshot", name)
+}
+
+// CatalogSnapshot is the content-addressed form of a [Catalog] that a
+// cluster leader stores and its replicas rebuild (issue 16): the catalog's
+// JSON without its skills and diagnostics (Head), and the digests of the
+// chunks listing their elements (Lists, by "skills" and "diagnostics"),
+// each element and chunk a blob named by the SHA-256 of its bytes, as in a
+// trace. A catalog that changed in one skill shares every blob but that
+// skill, its chunk and the snapshot itself with the one before.
+type CatalogSnapshot struct {
+	Head  json.RawMessage     `json:"head"`
+	Lists map[string][]string `json:"lists"`
+}
+
+// WriteCatalogSnapshot returns the snapshot of c, calling blob with the
+// digest ("sha256:<hex>") and bytes of every element and chunk blob that
+// has reports absent, each once, an element before the chunk naming it.
+// It returns the first error of blob. c is only read.
+func WriteCatalogSnapshot(c *Catalog, has func(digest string) bool, blob func(digest string, data []byte) error) (CatalogSnapshot, error) {
+	w := &snapshotWriter{seen: map[[sha256.Size]byte]bool{}, blob: func(name string, data []byte) error {
+		if has(name) {
+			return nil
+		}
+		return blob(name, data)
+	}}
+	head, lists, err := w.snapshot(CatalogChanged{Catalog: c})
+	if err != nil {
+		return CatalogSnapshot{}, err
+	}
+	return CatalogSnapshot{Head: head, Lists: lists}, nil
+}
+
+// ReadCatalogSnapshot rebuilds the catalog of snap with version version,
+// getting each blob by digest through get (which must return the bytes
+// the digest names; it is called once per distinct blob at most). It
+// returns the first error of get, or of a blob that does not decode.
+func ReadCatalogSnapshot(snap CatalogSnapshot, version uint64, get func(digest string) ([]byte, error)) (*Catalog, error) {
+	r := &snapshotReader{fetch: get}
+	ev, err := r.event(nameOf[CatalogChanged](), snap.Head, snap.Lists)
+	if err != nil {
+		return nil, err
+	}
+	c := ev.(CatalogChanged).Catalog
+	c.Version = version // a new value, not yet shared
+	return c, nil
 }

@@ -82,6 +82,8 @@ type Settings struct {
 	HTTPMaxConcurrent int
 	// LogLevel is the stderr log level.
 	LogLevel slog.Level
+	// Cluster is the cluster mode (issue 16); its zero URL is off.
+	Cluster Cluster
 	// Config is what the actors need: sources, static mode, overrides and
 	// the remote settings.
 	Config Config
@@ -197,7 +199,7 @@ type parser interface {
 // SettingsTable returns every setting skilljack reads, in README order.
 // The caller owns the slice.
 func SettingsTable() []Setting {
-	return slices.Concat(sourceSettings(), serverSettings(), remoteSettings())
+	return slices.Concat(sourceSettings(), serverSettings(), clusterSettings(), remoteSettings())
 }
 
 // sourceSettings are the settings of what is served and how it is shown:
