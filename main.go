@@ -253,7 +253,12 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 	// on a subscriber that has stopped returns at shutdown.
 	subCtx, cancelSubs := context.WithCancel(gctx)
 	defer cancelSubs()
-	facadeCatalogs, err := bus.Subscribe(subCtx, events.TopicCatalogChanged)
+	cl, err := joinCluster(set, log)
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	facadeCatalogs, err := bus.Subscribe(subCtx, cl.servedTopic())
 	if err != nil {
 		return fmt.Errorf("subscribing the facade: %w", err)
 	}
@@ -281,6 +286,7 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 		MaxFileSize:    set.MaxFileSize,
 		MaxSkillMDSize: set.MaxSkillMDSize,
 		DigestCache:    digestCacheDir(set.Config),
+		Cluster:        cl.pipelineOptions(),
 	})
 	if err != nil {
 		return err
@@ -305,13 +311,14 @@ func serve(ctx context.Context, set config.Settings, args []string, reload func(
 		TraceRequests: set.TraceMCP,
 		Roots:         set.Roots,
 		Publisher:     pub,
+		Files:         cl.fileSource(),
 	})
 
 	g.Go(func() error { return facade.Run(gctx, facadeCatalogs, facadeUpdates) })
 	g.Go(func() error { return facade.RunConfig(gctx, facadeApplied, facadeViews) })
 	g.Go(func() error { return pipeline.Run(gctx) })
 	if set.HTTP {
-		g.Go(func() error { return serveHTTP(gctx, facade, set, log) })
+		g.Go(func() error { return serveHTTP(gctx, facade, set, cl.health(), log) })
 	} else {
 		g.Go(func() error { return serveStdio(gctx, facade, set, stdin, stdout, log) })
 	}
@@ -479,7 +486,7 @@ const (
 // serveHTTP serves the stateless Streamable HTTP transport until ctx is
 // done, then shuts down gracefully: the listener closes at once and
 // in-flight requests get httpShutdownGrace to finish.
-func serveHTTP(ctx context.Context, facade *mcpface.Facade, set config.Settings, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, facade *mcpface.Facade, set config.Settings, health func() mcpface.ClusterHealth, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort(set.HTTPHost, strconv.Itoa(set.HTTPPort)))
 	if err != nil {
 		return fmt.Errorf("listening for HTTP: %w", err)
@@ -493,6 +500,7 @@ func serveHTTP(ctx context.Context, facade *mcpface.Facade, set config.Settings,
 			Loopback:       loopback,
 			AllowedOrigins: set.HTTPOrigins,
 			MaxConcurrent:  set.HTTPMaxConcurrent,
+			Cluster:        health,
 		}),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		ReadTimeout:       httpReadTimeout,

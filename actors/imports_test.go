@@ -21,7 +21,7 @@ var (
 	// actorPackages are the actors, one package each; none imports another.
 	actorPackages = []string{
 		"actors/watch", "actors/hasher", "actors/catalog", "actors/notifier",
-		"actors/config", "actors/remote/wellknown", "actors/remote/github",
+		"actors/config", "actors/remote/wellknown", "actors/remote/github", "actors/cluster",
 	}
 	// shared are what an actor package may import of this module.
 	shared = []string{"events", "fetch", "archive", "actors/skill", "actors/remote", "actors/config"}

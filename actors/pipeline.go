@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skilljack/skilljack-mcp/actors/catalog"
+	"github.com/skilljack/skilljack-mcp/actors/cluster"
 	"github.com/skilljack/skilljack-mcp/actors/config"
 	"github.com/skilljack/skilljack-mcp/actors/hasher"
 	"github.com/skilljack/skilljack-mcp/actors/notifier"
@@ -56,11 +58,30 @@ type PipelineOptions struct {
 	// ([hasher.Options]); 0 means [hasher.DefaultMaxFileSize] and
 	// [hasher.DefaultMaxSkillMDSize].
 	MaxFileSize, MaxSkillMDSize int64
+	// Cluster, if set, runs the pipeline as one replica of a cluster
+	// (issue 16): the notifier reads [events.TopicCatalogServed] (the
+	// cluster's catalogs, which the importer publishes), and the producers
+	// (config, watcher, fetchers, hasher, builder) run only while this
+	// replica holds the lease, their catalogs going to the exporter. If
+	// nil, nothing changes and nothing talks to NATS.
+	Cluster *ClusterOptions
 	// DigestCache is the folder of the hasher's persistent digest cache
 	// ([hasher.Options.CacheDir]) and of the catalog builder's persisted
 	// last catalog ([catalog.Options.CacheDir]); empty keeps both in
 	// memory only.
 	DigestCache string
+}
+
+// ClusterOptions are the cluster part of [PipelineOptions] (issue 16).
+type ClusterOptions struct {
+	// Conn is the NATS connection ([cluster.Connect]). Required.
+	Conn *nats.Conn
+	// Name, Node, Lease, Reconcile and OnLeader are those of
+	// [cluster.Options].
+	Name, Node string
+	Lease      time.Duration
+	Reconcile  time.Duration
+	OnLeader   func(leader bool)
 }
 
 // Pipeline is the skill pipeline of [events.NewBus]: config → watcher →
@@ -82,13 +103,41 @@ type runner interface{ Run(context.Context) error }
 // returns the actors ready to [Pipeline.Run]. The actors publish through pub
 // (the bus itself, or a [events.TracePublisher] around it). Subscribe every
 // other inbox (the facade's) before calling Run: the bus is not persistent.
-// It returns the first subscription error.
+// It returns the first subscription error. With [PipelineOptions.Cluster]
+// the catalogs to serve are on [events.TopicCatalogServed]: the facade
+// subscribes there.
 func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publisher, cfg config.Config, opts *PipelineOptions) (*Pipeline, error) {
 	var o PipelineOptions
 	if opts != nil {
 		o = *opts
 	}
 	log := ensureLogger(o.Logger)
+	served := events.TopicCatalogChanged
+	if o.Cluster != nil {
+		served = events.TopicCatalogServed
+	}
+	notifierIn, err := sub.Subscribe(ctx, served)
+	if err != nil {
+		return nil, fmt.Errorf("subscribing to %s: %w", served, err)
+	}
+	p := &Pipeline{}
+	if o.Cluster == nil {
+		producers, err := newProducers(ctx, sub, pub, cfg, &o, log)
+		if err != nil {
+			return nil, err
+		}
+		p.runners = producers
+	} else {
+		p.runners = []runner{newClusterNode(sub, pub, cfg, &o, log)}
+	}
+	p.runners = append(p.runners, notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}))
+	return p, nil
+}
+
+// newProducers subscribes the inboxes of the actors that make catalogs —
+// config, watcher, remote fetchers, hasher, catalog builder — with ctx
+// bounding the subscriptions, and returns them ready to run.
+func newProducers(ctx context.Context, sub message.Subscriber, pub message.Publisher, cfg config.Config, o *PipelineOptions, log *slog.Logger) ([]runner, error) {
 	var subErr error
 	inbox := func(topic string) <-chan *message.Message {
 		ch, err := sub.Subscribe(ctx, topic)
@@ -108,7 +157,6 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 		Scanned:    inbox(events.TopicSourceScanned),
 		Overrides:  inbox(events.TopicOverridesChanged),
 	}
-	notifierIn := inbox(events.TopicCatalogChanged)
 	var watcherIn <-chan *message.Message
 	if o.Watch {
 		watcherIn = inbox(events.TopicSourcesConfigured)
@@ -116,26 +164,39 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	if subErr != nil {
 		return nil, subErr
 	}
-	p := &Pipeline{}
+	var runners []runner
 	if o.Watch {
 		wo := o.Watcher
 		wo.Logger = log.With("actor", "watcher")
-		p.runners = append(p.runners, watch.New(watch.Inboxes{Configured: watcherIn}, pub, &wo))
+		runners = append(runners, watch.New(watch.Inboxes{Configured: watcherIn}, pub, &wo))
 	}
-	p.runners = append(p.runners,
+	runners = append(runners,
 		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced}, pub,
 			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize, CacheDir: o.DigestCache}),
 		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog"), CacheDir: o.DigestCache}),
-		notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
-	)
-	p.runners = append(p.runners,
 		wellknown.New(wkIn, pub, &wellknown.Options{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")}),
 		github.New(ghIn, pub, &github.Options{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")}),
 	)
 	// The config actor publishes; every other actor is subscribed by now.
-	p.runners = append(p.runners, config.New(config.Inboxes{Commands: commands}, pub, &config.Options{
+	runners = append(runners, config.New(config.Inboxes{Commands: commands}, pub, &config.Options{
 		Config: cfg, Reload: o.Reload, Poll: o.ConfigPoll, Logger: log.With("actor", "config")}))
-	return p, nil
+	return runners, nil
+}
+
+// newClusterNode returns the cluster node of a replica (issue 16): the
+// importer always, and while it leads, a fresh set of producers
+// ([newProducers]) and the exporter.
+func newClusterNode(sub message.Subscriber, pub message.Publisher, cfg config.Config, o *PipelineOptions, log *slog.Logger) runner {
+	c := o.Cluster
+	lead := func(ctx context.Context) error {
+		producers, err := newProducers(ctx, sub, pub, cfg, o, log)
+		if err != nil {
+			return err
+		}
+		return (&Pipeline{runners: producers}).Run(ctx)
+	}
+	return cluster.New(c.Conn, sub, pub, &cluster.Options{Name: c.Name, Node: c.Node, Lease: c.Lease, Reconcile: c.Reconcile,
+		Lead: lead, Bundled: o.Bundled, OnLeader: c.OnLeader, Logger: log})
 }
 
 // Run runs every actor until ctx is done and returns once all of them have

@@ -245,6 +245,15 @@ type CatalogChanged struct {
 	Catalog *Catalog `json:"catalog"`
 }
 
+// TopicCatalogServed is where a cluster replica's importer publishes the
+// [CatalogChanged] of every cluster catalog version it takes (issue 16):
+// in cluster mode the facade and the notifier read this topic, while the
+// local builder's [TopicCatalogChanged] feeds the leader's exporter only.
+// It is the one topic besides its own that an event type travels on (the
+// same value, versioned by the cluster); publish it with [Encode] and
+// Publish, not [Publish], which picks [TopicCatalogChanged].
+const TopicCatalogServed = "catalog.served"
+
 // TopicResourcesUpdated is the topic of [ResourcesUpdated].
 const TopicResourcesUpdated = "resources.updated"
 

@@ -214,3 +214,32 @@ func diskPath(sk *events.Skill) string {
 	}
 	return filepath.Join(sk.Dir, filepath.FromSlash(sk.Files[0].OnDisk()))
 }
+
+// FileSource gives the bytes of a served file by digest, in place of the
+// skill folders on disk ([Options.Files]): in a cluster, the object store
+// the leader uploaded every file to (issue 16). It must be safe for
+// concurrent use.
+type FileSource interface {
+	// Bytes returns the size bytes whose digest ("sha256:<hex>", as in
+	// [events.File.Digest]) is digest, or an error.
+	Bytes(digest string, size int64) ([]byte, error)
+}
+
+// readSourced returns the bytes of the manifest file f of sk from src,
+// only if their SHA-256 equals f.Digest (a source that returns other bytes
+// gives an error wrapping errChanged). max > 0 caps the manifest size
+// (errTooLarge).
+func readSourced(src FileSource, sk *events.Skill, f *events.File, max int64) ([]byte, error) {
+	if max > 0 && f.Size > max {
+		return nil, fmt.Errorf("%w: %s (limit %s)", errTooLarge, megabytes(f.Size), megabytes(max))
+	}
+	data, err := src.Bytes(f.Digest, f.Size)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s of skill %s: %w", f.Path, sk.QualifiedName, err)
+	}
+	sum := sha256.Sum256(data)
+	if int64(len(data)) != f.Size || "sha256:"+hex.EncodeToString(sum[:]) != f.Digest {
+		return nil, fmt.Errorf("%s of skill %s: the file source returned other bytes: %w", f.Path, sk.QualifiedName, errChanged)
+	}
+	return data, nil
+}

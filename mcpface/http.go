@@ -79,6 +79,22 @@ type HTTPOptions struct {
 	// request has a slot). If zero, defaults to 64 × MaxConcurrent;
 	// negative means none wait.
 	MaxQueued int
+	// Cluster, if set, gives the cluster membership GET /healthz reports
+	// in cluster mode (issue 16); nil outside a cluster, where /healthz has
+	// no "cluster" field.
+	Cluster func() ClusterHealth
+}
+
+// ClusterHealth is the "cluster" object of GET /healthz in cluster mode
+// (issue 16).
+type ClusterHealth struct {
+	// Name is the cluster name (--cluster-name).
+	Name string `json:"name"`
+	// Node identifies this replica in the cluster.
+	Node string `json:"node"`
+	// Leader reports whether this replica holds the lease: it alone polls
+	// upstream, watches the sources and publishes catalog versions.
+	Leader bool `json:"leader"`
 }
 
 // DefaultMaxConcurrent returns the default [HTTPOptions.MaxConcurrent]:
@@ -148,6 +164,7 @@ func (f *Facade) HTTPHandler(opts *HTTPOptions) http.Handler {
 		maxBody:  o.MaxBodyBytes,
 		slots:    newSemaphore(o.MaxConcurrent, o.MaxQueued),
 		large:    newSemaphore(min(maxLargeConcurrent, o.MaxConcurrent), o.MaxQueued),
+		cluster:  o.Cluster,
 	}
 	for _, a := range o.AllowedOrigins {
 		key, ok := originKey(a)
@@ -186,6 +203,7 @@ type httpHandler struct {
 	sdk      *mcp.StreamableHTTPHandler
 	slots    *semaphore // every POST /mcp being handled
 	large    *semaphore // those among them with a body over largeBody
+	cluster  func() ClusterHealth
 
 	// buildMu serialises building the server of a new catalog version, so
 	// that concurrent requests build it once.
@@ -243,10 +261,15 @@ func (h *httpHandler) serveHealth(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := struct {
-		Status         string `json:"status"`
-		CatalogVersion uint64 `json:"catalogVersion"`
-		Skills         int    `json:"skills"`
+		Status         string         `json:"status"`
+		CatalogVersion uint64         `json:"catalogVersion"`
+		Skills         int            `json:"skills"`
+		Cluster        *ClusterHealth `json:"cluster,omitempty"`
 	}{Status: "starting"}
+	if h.cluster != nil {
+		c := h.cluster()
+		body.Cluster = &c
+	}
 	status := http.StatusServiceUnavailable
 	if s := h.f.current(); s != nil {
 		body.Status, body.CatalogVersion, body.Skills = "ok", s.cat.Version, len(s.cat.Skills)

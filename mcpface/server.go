@@ -123,6 +123,12 @@ type Options struct {
 	// Publisher (roots.go, issue 13 item 14). Any other value, a nil
 	// Publisher or Static means off.
 	Roots string
+	// Files, if set, is where the bytes of every served file (SKILL.md
+	// included) come from, by digest, instead of the skill folders on disk:
+	// a cluster replica serves files it does not hold (issue 16). The
+	// bytes are served only when their SHA-256 is the manifest's digest.
+	// If nil, files are read from disk (and bundled) as they were hashed.
+	Files FileSource
 	// Publisher receives the facade's commands (config.command). Set, and
 	// not Static, the stdio server also offers the config and display
 	// tools and their views (apps.go), whose answers [Facade.RunConfig]
@@ -311,6 +317,10 @@ var errWouldWait = errors.New("changed on disk since the snapshot was built")
 // readCurrentOf is [Facade.readCurrent]; with wait false it returns
 // errWouldWait where readCurrent would wait for a newer snapshot.
 func (f *Facade) readCurrentOf(s *snapshot, sk *events.Skill, file *events.File, max int64, wait bool) ([]byte, *events.File, error) {
+	if f.opts.Files != nil {
+		data, err := readSourced(f.opts.Files, sk, file, max)
+		return data, file, err
+	}
 	var verified *sync.Map
 	if s != nil {
 		verified = &s.verified
@@ -352,7 +362,7 @@ func (f *Facade) currentSkillMD(s *snapshot, sk *events.Skill) ([]byte, error) {
 // currentSkillMDOf is [Facade.currentSkillMD]; with wait false it returns
 // errWouldWait where currentSkillMD would wait for a newer snapshot.
 func (f *Facade) currentSkillMDOf(s *snapshot, sk *events.Skill, wait bool) ([]byte, error) {
-	if sk.SkillMD == nil && len(sk.Files) > 0 {
+	if (sk.SkillMD == nil || f.opts.Files != nil) && len(sk.Files) > 0 {
 		data, _, err := f.readCurrentOf(s, sk, &sk.Files[0], 0, wait)
 		return data, err
 	}

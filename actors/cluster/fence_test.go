@@ -1,0 +1,224 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// openTest returns a node and the JetStream resources of cluster "f" on an
+// embedded nats-server.
+func openTest(t *testing.T) (*Node, *resources) { return openTestB(t) }
+
+// openTestB is openTest for tests and benchmarks.
+func openTestB(t testing.TB) (*Node, *resources) {
+	t.Helper()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	t.Cleanup(ns.Shutdown)
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := New(nc, events.NewBus(nil), events.NewBus(nil), &Options{Name: "f", Node: "n1", Lease: time.Second})
+	res, err := ensure(t.Context(), js, n.n, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, res
+}
+
+// exporter returns an exporter of term for n, without an inbox.
+func exporter(t testing.TB, n *Node, res *resources, term uint64, node string) *Exporter {
+	t.Helper()
+	pub, err := n.publisher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Exporter{res: res, pub: pub, subject: n.n.pointer, term: term, node: node, log: n.log}
+}
+
+// catalogOf returns a catalog of one bundled-less skill whose files are
+// none, described by desc.
+func catalogOf(desc string) *events.Catalog {
+	return events.NewCatalog(1, false, []events.Skill{{QualifiedName: "x__a", Name: "a", Description: desc, SkillPath: "x/a",
+		URI: "skill://x/a/SKILL.md", Frontmatter: []byte(`{}`)}}, nil)
+}
+
+// TestFencedPublish: once a new leader has claimed the pointer stream, the
+// deposed leader's publish is refused with ErrFenced and the stream keeps
+// the new leader's pointer; versions continue from the claimed one (issue
+// 16: fenced publishes, versions only increase across leaders).
+func TestFencedPublish(t *testing.T) {
+	n, res := openTest(t)
+	ctx := t.Context()
+	old := exporter(t, n, res, 5, "old")
+	if err := old.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.export(ctx, catalogOf("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.export(ctx, catalogOf("two")); err != nil {
+		t.Fatal(err)
+	}
+	// The new leader claims: same version, its term.
+	cur := exporter(t, n, res, 9, "new")
+	if err := cur.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if cur.version != 2 {
+		t.Errorf("new leader continues from version %d, want 2", cur.version)
+	}
+	err := old.export(ctx, catalogOf("three"))
+	if !errors.Is(err, ErrFenced) {
+		t.Fatalf("deposed leader's publish = %v, want ErrFenced", err)
+	}
+	p, _, err := lastPointer(ctx, res.pointer, n.n.pointer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Term != 9 || p.Version != 2 {
+		t.Errorf("last pointer = %+v, want the new leader's claim of version 2", p)
+	}
+	// An equal catalog publishes nothing; a new one is version 3.
+	if err := cur.export(ctx, catalogOf("two")); err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.export(ctx, catalogOf("four")); err != nil {
+		t.Fatal(err)
+	}
+	if p, _, _ := lastPointer(ctx, res.pointer, n.n.pointer); p.Version != 3 || p.Term != 9 {
+		t.Errorf("after the new leader's export: %+v, want version 3 of term 9", p)
+	}
+}
+
+// TestImporterDropsOlder: the importer serves a pointer above its version
+// and drops one at or below it (a redelivery arriving after a later
+// pointer), so the served version never goes back.
+func TestImporterDropsOlder(t *testing.T) {
+	n, res := openTest(t)
+	ctx := t.Context()
+	exp := exporter(t, n, res, 1, "l")
+	if err := exp.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ptrs []Pointer
+	for _, d := range []string{"one", "two"} {
+		if err := exp.export(ctx, catalogOf(d)); err != nil {
+			t.Fatal(err)
+		}
+		p, _, _ := lastPointer(ctx, res.pointer, n.n.pointer)
+		ptrs = append(ptrs, p)
+	}
+	bus := events.NewBus(nil)
+	served, err := bus.Subscribe(ctx, events.TopicCatalogServed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := &Importer{res: res, pub: bus, log: n.log}
+	for _, p := range []Pointer{ptrs[1], ptrs[0], ptrs[1]} {
+		if err := im.apply(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := receiveCatalogs(t, served)
+	if len(got) != 1 || got[0].Version != 2 || got[0].Skills[0].Description != "two" {
+		t.Errorf("served %d catalogs (first %+v), want only version 2", len(got), got)
+	}
+}
+
+// receiveCatalogs returns the catalogs on ch until none comes for 200 ms.
+func receiveCatalogs(t *testing.T, ch <-chan *message.Message) []*events.Catalog {
+	t.Helper()
+	var out []*events.Catalog
+	for {
+		select {
+		case msg := <-ch:
+			ev, err := events.Decode[events.CatalogChanged](msg)
+			msg.Ack()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, ev.Catalog)
+		case <-time.After(200 * time.Millisecond):
+			return out
+		}
+	}
+}
+
+// TestLeaseLostStepsDown: a leader whose renewal is refused (another
+// replica holds the lease) stops its producers at once, leaves the other's
+// lease alone and does not lead again while it is renewed (issue 16).
+func TestLeaseLostStepsDown(t *testing.T) {
+	n, res := openTest(t)
+	started, stopped := make(chan struct{}, 4), make(chan struct{}, 4)
+	n.opts.Lead = func(ctx context.Context) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		stopped <- struct{}{}
+		return nil
+	}
+	var leader atomic.Bool
+	n.opts.OnLeader = leader.Store
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- n.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the node never led")
+	}
+	if !leader.Load() {
+		t.Error("OnLeader(true) not called")
+	}
+	// Another replica takes the lease.
+	if err := res.lease.Delete(ctx, leaderKey); err != nil {
+		t.Fatal(err)
+	}
+	rev, err := res.lease.Create(ctx, leaderKey, []byte(`{"node":"thief"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the producers still run after the lease was lost")
+	}
+	// The thief renews for two lease periods: the node stays a follower.
+	for range 6 {
+		time.Sleep(n.opts.Lease / 3)
+		if rev, err = res.lease.Update(ctx, leaderKey, []byte(`{"node":"thief"}`), rev); err != nil {
+			t.Fatalf("the thief's renewal: %v", err)
+		}
+	}
+	select {
+	case <-started:
+		t.Error("the node led again while another replica held the lease")
+	default:
+	}
+	if leader.Load() {
+		t.Error("OnLeader(false) not called")
+	}
+}

@@ -1,0 +1,270 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wmjs "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/jetstream"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go/jetstream"
+	json "github.com/segmentio/encoding/json"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// Importer makes the cluster's catalog the one this replica serves (issue
+// 16): it takes the last [Pointer] at start and every later one, fetches
+// its snapshot from the object store and publishes it on the bus as
+// [events.TopicCatalogServed] with the pointer's version. A pointer whose
+// version is not above the one served is dropped (a claim, a redelivery, a
+// message overtaken by a later one). [Node] creates it.
+type Importer struct {
+	// fixed at creation
+	res       *resources
+	sub       message.Subscriber // watermill-nats, on the pointer stream
+	subject   string
+	pub       message.Publisher // the bus
+	node      string
+	reconcile time.Duration
+	log       *slog.Logger
+
+	// owned by Run
+	version uint64
+	blobs   map[string][]byte // element and chunk blobs of the catalog served
+}
+
+// Run imports the last pointer, then follows the stream — re-subscribing
+// when the subscription ends, and reading the last pointer every reconcile
+// period besides (a consumer lost with a NATS restart, a message missed) —
+// until ctx is done. It returns nil.
+func (im *Importer) Run(ctx context.Context) error {
+	im.poll(ctx)
+	tick := time.NewTicker(im.reconcile)
+	defer tick.Stop()
+	var msgs <-chan *message.Message
+	stop := func() {}
+	defer func() { stop() }()
+	for {
+		if msgs == nil {
+			stop()
+			msgs, stop = im.subscribe(ctx)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case msg, ok := <-msgs:
+			if !ok {
+				msgs = nil
+				continue
+			}
+			im.receive(ctx, msg)
+		case <-tick.C:
+			im.poll(ctx)
+		}
+	}
+}
+
+// subscribe subscribes to the pointer stream until the returned function
+// is called; a nil channel when it cannot (the reconcile tick retries).
+func (im *Importer) subscribe(ctx context.Context) (<-chan *message.Message, func()) {
+	sctx, cancel := context.WithCancel(ctx)
+	msgs, err := im.sub.Subscribe(sctx, im.subject)
+	if err != nil {
+		im.log.Debug("cluster: subscribing to the pointer stream", "error", err)
+		return nil, cancel
+	}
+	return msgs, cancel
+}
+
+// receive imports the pointer msg holds, and acks it; it nacks it (to be
+// redelivered) when the import failed.
+func (im *Importer) receive(ctx context.Context, msg *message.Message) {
+	var p Pointer
+	if err := json.Unmarshal(msg.Payload, &p); err != nil {
+		im.log.Warn("cluster: dropping a pointer that does not decode", "error", err)
+		msg.Ack()
+		return
+	}
+	if err := im.apply(ctx, p); err != nil {
+		im.log.Warn("cluster: importing catalog failed; retrying", "version", p.Version, "error", err)
+		msg.Nack()
+		return
+	}
+	msg.Ack()
+}
+
+// poll imports the last pointer of the stream, if newer.
+func (im *Importer) poll(ctx context.Context) {
+	pctx, cancel := context.WithTimeout(ctx, max(im.reconcile, time.Second))
+	defer cancel()
+	p, _, err := lastPointer(pctx, im.res.pointer, im.subject)
+	if err != nil {
+		if ctx.Err() == nil {
+			im.log.Debug("cluster: reading the last pointer", "error", err)
+		}
+		return
+	}
+	if err := im.apply(ctx, p); err != nil && ctx.Err() == nil {
+		im.log.Warn("cluster: importing catalog failed; retrying", "version", p.Version, "error", err)
+	}
+}
+
+// apply serves the catalog of p when its version is above the one served.
+func (im *Importer) apply(ctx context.Context, p Pointer) error {
+	if p.Version <= im.version {
+		return nil
+	}
+	root, err := getSnapshotBlob(ctx, im.res, p.Snapshot)
+	if err != nil {
+		return err
+	}
+	var snap events.CatalogSnapshot
+	if err := json.Unmarshal(root, &snap); err != nil {
+		return fmt.Errorf("decoding snapshot %s: %w", p.Snapshot, err)
+	}
+	have, err := im.prefetch(ctx, snap)
+	if err != nil {
+		return err
+	}
+	cat, err := events.ReadCatalogSnapshot(snap, p.Version, func(d string) ([]byte, error) {
+		if data, ok := have[d]; ok {
+			return data, nil
+		}
+		return nil, fmt.Errorf("blob %s not fetched", d)
+	})
+	if err != nil {
+		return fmt.Errorf("reading snapshot %s: %w", p.Snapshot, err)
+	}
+	msg, err := events.Encode(events.CatalogChanged{Catalog: cat})
+	if err != nil {
+		return err
+	}
+	if err := im.pub.Publish(events.TopicCatalogServed, msg); err != nil {
+		return fmt.Errorf("publishing the catalog: %w", err)
+	}
+	im.version, im.blobs = p.Version, have
+	im.log.Info("cluster: serving catalog", "version", p.Version, "skills", len(cat.Skills), "leader", p.Node)
+	return nil
+}
+
+// fetchers is how many blobs the importer and the exporter move at once:
+// an object store read or write is a few round trips, so a catalog of
+// thousands of blobs moves in a fraction of the time it takes one by one.
+const fetchers = 16
+
+// prefetch returns every chunk and element blob snap names, from the
+// blobs of the catalog served when they are there, else fetched from the
+// object store, fetchers at a time (each checked against its digest).
+func (im *Importer) prefetch(ctx context.Context, snap events.CatalogSnapshot) (map[string][]byte, error) {
+	have := map[string][]byte{}
+	var chunks []string
+	for _, list := range snap.Lists {
+		chunks = append(chunks, list...)
+	}
+	if err := im.fetchAll(ctx, chunks, have); err != nil {
+		return nil, err
+	}
+	var elems []string
+	for _, c := range chunks {
+		var names []string
+		if err := json.Unmarshal(have[c], &names); err != nil {
+			return nil, fmt.Errorf("decoding chunk %s: %w", c, err)
+		}
+		elems = append(elems, names...)
+	}
+	if err := im.fetchAll(ctx, elems, have); err != nil {
+		return nil, err
+	}
+	return have, nil
+}
+
+// fetchAll adds the blobs named digests to have: those of the catalog
+// served from memory, the others from the cluster, in parallel.
+func (im *Importer) fetchAll(ctx context.Context, digests []string, have map[string][]byte) error {
+	var missing []string
+	for _, d := range digests {
+		if data, ok := im.blobs[d]; ok {
+			have[d] = data
+		} else if _, ok := have[d]; !ok {
+			missing = append(missing, d)
+		}
+	}
+	got := make([][]byte, len(missing))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(fetchers)
+	for i, d := range missing {
+		g.Go(func() error {
+			data, err := getSnapshotBlob(gctx, im.res, d)
+			got[i] = data
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, d := range missing {
+		have[d] = got[i]
+	}
+	return nil
+}
+
+// subscriber returns the watermill-nats subscriber of the pointer stream:
+// an ephemeral consumer per subscription that starts at the last pointer
+// (deliver last per subject) and acks explicitly, after the import — so a
+// pointer whose import failed is redelivered; the version check drops
+// redeliveries that arrive after later pointers.
+func (n *Node) subscriber() message.Subscriber {
+	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
+		Conn:            n.nc,
+		Logger:          wmLogger(n.log),
+		AckWaitTimeout:  n.opts.Lease,
+		ConfigureStream: streamConfig,
+		ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, topic string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
+			cfg := jetstream.ConsumerConfig{
+				Name:              "imp-" + n.opts.Node + "-" + watermill.NewShortUUID(),
+				FilterSubject:     topic,
+				DeliverPolicy:     jetstream.DeliverLastPerSubjectPolicy,
+				AckPolicy:         jetstream.AckExplicitPolicy,
+				AckWait:           n.opts.Lease,
+				InactiveThreshold: time.Minute,
+			}
+			c, err := js.CreateOrUpdateConsumer(ctx, topic, cfg)
+			if err != nil {
+				return nil, nil, fmt.Errorf("creating the pointer consumer: %w", err)
+			}
+			// Called with the subscription's context, already done.
+			closer := func(ctx context.Context, _ watermill.LoggerAdapter) {
+				dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+				defer cancel()
+				js.DeleteConsumer(dctx, topic, cfg.Name)
+			}
+			return c, closer, nil
+		},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("cluster: watermill-nats subscriber: %v", err)) // only fails on jetstream.New, which cannot with a live Conn
+	}
+	return sub
+}
+
+// publisher returns the watermill-nats publisher of the pointer stream.
+// Its subject is the stream name (watermill-nats publishes to the name
+// its stream configurator returns, ignoring any subject calculator), so
+// the stream's one subject is its name, namespaced by the cluster name.
+func (n *Node) publisher() (message.Publisher, error) {
+	pub, err := wmjs.NewPublisher(wmjs.PublisherConfig{Conn: n.nc, Logger: wmLogger(n.log), ConfigureStream: streamConfig})
+	if err != nil {
+		return nil, fmt.Errorf("creating the pointer publisher: %w", err)
+	}
+	return pub, nil
+}
+
+// streamConfig is the stream of a watermill topic: named after it, its one
+// subject.
+func streamConfig(topic string) jetstream.StreamConfig {
+	return jetstream.StreamConfig{Name: topic, Subjects: []string{topic}}
+}

@@ -1,0 +1,303 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	json "github.com/segmentio/encoding/json"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skilljack/skilljack-mcp/actors/config"
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
+// Options configures [New].
+type Options struct {
+	// Name is the cluster name every JetStream resource is named after.
+	// If empty, defaults to [config.DefaultClusterName].
+	Name string
+	// Node identifies this replica ([NodeID]). Required.
+	Node string
+	// Lease is the lease TTL, renewed every third of it. If zero, defaults
+	// to [config.DefaultClusterLease].
+	Lease time.Duration
+	// Reconcile is how often the importer reads the last pointer besides
+	// following the stream. If zero, defaults to a third of Lease.
+	Reconcile time.Duration
+	// Lead runs the pipeline's producers (config, watcher, fetchers,
+	// hasher, builder) on the bus until ctx is done, and returns then; it
+	// is called every time this replica becomes leader, after the
+	// exporter's inbox exists. An error it returns steps the replica down.
+	// If nil, a leader produces nothing (tests).
+	Lead func(ctx context.Context) error
+	// Bundled is the file system of the bundled skills, whose bytes the
+	// exporter uploads like any other file's; nil when none are served.
+	Bundled fs.FS
+	// OnLeader, if set, is called with true on becoming leader and false on
+	// stepping down (the /healthz "leader" field). It must not block.
+	OnLeader func(leader bool)
+	// Logger receives the cluster's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Node is one replica's membership of a cluster: the lease campaign, the
+// leader's exporter and the importer. Create it with [New] and run it with
+// [Node.Run].
+type Node struct {
+	nc   *nats.Conn
+	bus  message.Subscriber
+	pub  message.Publisher
+	opts Options
+	n    names
+	log  *slog.Logger
+}
+
+// New returns the node of this replica over nc. It subscribes nothing yet:
+// the exporter's inbox (the local [events.TopicCatalogChanged] on bus) is
+// subscribed each time the replica becomes leader, and the importer
+// publishes each cluster catalog on pub ([events.TopicCatalogServed]).
+func New(nc *nats.Conn, bus message.Subscriber, pub message.Publisher, opts *Options) *Node {
+	if nc == nil || bus == nil || pub == nil {
+		panic("cluster: New needs a NATS connection, a bus and a publisher")
+	}
+	o := *opts
+	if o.Node == "" {
+		panic("cluster: New needs Options.Node")
+	}
+	if o.Name == "" {
+		o.Name = config.DefaultClusterName
+	}
+	if o.Lease <= 0 {
+		o.Lease = config.DefaultClusterLease
+	}
+	if o.Reconcile <= 0 {
+		o.Reconcile = o.Lease / 3
+	}
+	if o.OnLeader == nil {
+		o.OnLeader = func(bool) {}
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Node{nc: nc, bus: bus, pub: pub, opts: o, n: namesOf(o.Name), log: log.With("actor", "cluster", "node", o.Node)}
+}
+
+// Run opens the cluster's JetStream resources (retrying, with a log line,
+// while NATS cannot be reached), then runs the importer and the lease
+// campaign until ctx is done. It returns nil then; an error only when a
+// part cannot start at all.
+func (n *Node) Run(ctx context.Context) error {
+	res, err := n.open(ctx)
+	if err != nil || res == nil {
+		return err
+	}
+	imp := &Importer{res: res, sub: n.subscriber(), subject: n.n.pointer, pub: n.pub, node: n.opts.Node,
+		reconcile: n.opts.Reconcile, log: n.log.With("part", "importer")}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return imp.Run(gctx) })
+	g.Go(func() error { return n.campaign(gctx, res) })
+	return g.Wait()
+}
+
+// open returns the cluster's resources once NATS answers; nil when ctx
+// ends first.
+func (n *Node) open(ctx context.Context) (*resources, error) {
+	js, err := jetstream.New(n.nc)
+	if err != nil {
+		return nil, fmt.Errorf("opening JetStream: %w", err)
+	}
+	warned := false
+	for {
+		octx, cancel := context.WithTimeout(ctx, n.opts.Lease)
+		res, err := ensure(octx, js, n.n, n.opts.Lease)
+		cancel()
+		if err == nil {
+			if warned {
+				n.log.Info("cluster: NATS reached")
+			}
+			return res, nil
+		}
+		if !warned {
+			n.log.Warn("cluster: cannot reach NATS JetStream; serving nothing until it answers (retrying)", "error", err)
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-time.After(reconnectWait):
+		}
+	}
+}
+
+// wmLogger is watermill's logger over log, its Info lowered to Debug.
+func wmLogger(log *slog.Logger) watermill.LoggerAdapter {
+	return watermill.NewSlogLoggerWithLevelMapping(log, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
+}
+
+// leaseValue is the JSON value of the lease key.
+type leaseValue struct {
+	Node  string    `json:"node"`
+	Since time.Time `json:"since"`
+}
+
+// campaign tries to take the lease every third of the TTL and leads while
+// it holds it, until ctx is done.
+func (n *Node) campaign(ctx context.Context, res *resources) error {
+	val, err := json.Marshal(leaseValue{Node: n.opts.Node, Since: time.Now().UTC()})
+	if err != nil {
+		return err
+	}
+	tick := time.NewTicker(n.opts.Lease / 3)
+	defer tick.Stop()
+	for {
+		actx, cancel := context.WithTimeout(ctx, n.opts.Lease/3)
+		rev, err := res.lease.Create(actx, leaderKey, val)
+		cancel()
+		switch {
+		case err == nil:
+			n.lead(ctx, res, val, rev)
+		case ctx.Err() != nil:
+		case !errors.Is(err, jetstream.ErrKeyExists):
+			n.log.Debug("cluster: cannot take the lease", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// lead runs the exporter and the producers of term (the lease revision
+// rev) while the lease is renewed, and returns when it is lost, when they
+// stop (fenced, or failed) or when ctx is done — then releasing the lease
+// so that another replica takes over at once.
+func (n *Node) lead(ctx context.Context, res *resources, val []byte, rev uint64) {
+	term := rev
+	log := n.log.With("term", term)
+	log.Info("cluster: leader")
+	n.opts.OnLeader(true)
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- n.produce(lctx, res, term) }()
+	reason := n.renew(ctx, res, val, &rev, done)
+	cancel()
+	if sd, ok := reason.(*stepDown); !ok || !sd.consumed {
+		<-done
+	}
+	n.opts.OnLeader(false)
+	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.Lease/3)
+	defer dcancel()
+	if err := res.lease.Delete(dctx, leaderKey, jetstream.LastRevision(rev)); err != nil {
+		log.Debug("cluster: lease not released", "error", err)
+	}
+	log.Info("cluster: follower", "reason", describe(reason, ctx))
+}
+
+// renew renews the lease every third of its TTL until the renewal is
+// refused, NATS has not answered for two thirds of the TTL, the
+// producers return on done (whose error it returns, consumed) or ctx is
+// done (nil).
+func (n *Node) renew(ctx context.Context, res *resources, val []byte, rev *uint64, done <-chan error) error {
+	tick := time.NewTicker(n.opts.Lease / 3)
+	defer tick.Stop()
+	lastOK := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-done:
+			if err == nil {
+				err = errors.New("the producers stopped")
+			}
+			return &stepDown{err, true}
+		case <-tick.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, n.opts.Lease/3)
+		r, err := res.lease.Update(rctx, leaderKey, val, *rev)
+		cancel()
+		switch {
+		case err == nil:
+			*rev, lastOK = r, time.Now()
+		case ctx.Err() != nil:
+			return nil
+		case refused(err):
+			return &stepDown{fmt.Errorf("lease renewal refused: %w", err), false}
+		case time.Since(lastOK) >= n.opts.Lease*2/3:
+			return &stepDown{fmt.Errorf("lease not renewed for %s: %w", time.Since(lastOK).Round(time.Millisecond), err), false}
+		}
+	}
+}
+
+// stepDown is why a leader stepped down; consumed reports that the
+// producers' result was already taken from their channel.
+type stepDown struct {
+	err      error
+	consumed bool
+}
+
+func (s *stepDown) Error() string { return s.err.Error() }
+
+// describe words why lead returned, for the log.
+func describe(reason error, ctx context.Context) string {
+	if reason == nil || ctx.Err() != nil {
+		return "shutting down"
+	}
+	return reason.Error()
+}
+
+// refused reports whether err is JetStream refusing a compare-and-set:
+// the lease is someone else's, or it expired.
+func refused(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
+		return true
+	}
+	return errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyNotFound)
+}
+
+// produce subscribes the exporter's inbox, then runs it and [Options.Lead]
+// until ctx is done or one of them returns.
+func (n *Node) produce(ctx context.Context, res *resources, term uint64) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	in, err := n.bus.Subscribe(ctx, events.TopicCatalogChanged)
+	if err != nil {
+		return fmt.Errorf("subscribing the exporter: %w", err)
+	}
+	pub, err := n.publisher()
+	if err != nil {
+		return err
+	}
+	exp := &Exporter{in: in, res: res, pub: pub, subject: n.n.pointer, term: term, node: n.opts.Node,
+		bundled: n.opts.Bundled, log: n.log.With("part", "exporter", "term", term)}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := exp.Run(gctx); err != nil {
+			return err
+		}
+		return gctx.Err()
+	})
+	if n.opts.Lead != nil {
+		g.Go(func() error {
+			if err := n.opts.Lead(gctx); err != nil {
+				return err
+			}
+			return gctx.Err()
+		})
+	}
+	err = g.Wait()
+	if ctx.Err() != nil && !errors.Is(err, ErrFenced) {
+		return nil
+	}
+	return err
+}
