@@ -145,9 +145,9 @@ func getHealth(base string) (int, clusterHealth, error) {
 	return resp.StatusCode, h, nil
 }
 
-// rpcRaw posts one stateless 2026-07-28 request to base/mcp and returns the
-// bytes of its result.
-func rpcRaw(base, method, params string) ([]byte, error) {
+// rpcRaw posts one stateless 2026-07-28 request to base/mcp (with the
+// Mcp-Name header name, unless "") and returns the bytes of its result.
+func rpcRaw(base, method, name, params string) ([]byte, error) {
 	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
 	if err != nil {
@@ -157,6 +157,9 @@ func rpcRaw(base, method, params string) ([]byte, error) {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", modernVersion)
 	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
 	resp, err := probeClient.Do(req)
 	if err != nil {
 		return nil, err
@@ -178,11 +181,11 @@ func rpcRaw(base, method, params string) ([]byte, error) {
 
 // listRaw returns the bytes of base's skills/list result (one page: the
 // catalogs of these tests are small).
-func listRaw(base string) ([]byte, error) { return rpcRaw(base, "skills/list", "") }
+func listRaw(base string) ([]byte, error) { return rpcRaw(base, "skills/list", "", "") }
 
 // readText returns the text of resources/read uri on base.
 func readText(base, uri string) (string, error) {
-	b, err := rpcRaw(base, "resources/read", `"uri":"`+uri+`",`)
+	b, err := rpcRaw(base, "resources/read", uri, `"uri":"`+uri+`",`)
 	if err != nil {
 		return "", err
 	}
