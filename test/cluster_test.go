@@ -148,6 +148,15 @@ func getHealth(base string) (int, clusterHealth, error) {
 // rpcRaw posts one stateless 2026-07-28 request to base/mcp (with the
 // Mcp-Name header name, unless "") and returns the bytes of its result.
 func rpcRaw(base, method, name, params string) ([]byte, error) {
+	return rpcRawWithin(base, method, name, params, 0)
+}
+
+// rpcRawWithin is rpcRaw with a client timeout (0: probeClient's).
+func rpcRawWithin(base, method, name, params string, timeout time.Duration) ([]byte, error) {
+	client := probeClient
+	if timeout > 0 {
+		client = &http.Client{Timeout: timeout}
+	}
 	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
 	if err != nil {
@@ -160,7 +169,7 @@ func rpcRaw(base, method, name, params string) ([]byte, error) {
 	if name != "" {
 		req.Header.Set("Mcp-Name", name)
 	}
-	resp, err := probeClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -184,8 +193,11 @@ func rpcRaw(base, method, name, params string) ([]byte, error) {
 func listRaw(base string) ([]byte, error) { return rpcRaw(base, "skills/list", "", "") }
 
 // readText returns the text of resources/read uri on base.
-func readText(base, uri string) (string, error) {
-	b, err := rpcRaw(base, "resources/read", uri, `"uri":"`+uri+`",`)
+func readText(base, uri string) (string, error) { return readTextWithin(base, uri, 0) }
+
+// readTextWithin is readText with a client timeout (0: probeClient's).
+func readTextWithin(base, uri string, timeout time.Duration) (string, error) {
+	b, err := rpcRawWithin(base, "resources/read", uri, `"uri":"`+uri+`",`, timeout)
 	if err != nil {
 		return "", err
 	}
@@ -728,11 +740,15 @@ func TestClusterNATSRestart(t *testing.T) {
 	during := c.edit("while-nats-down")
 	// A file no probe read before: a replica that fetches file bytes from
 	// the object store on demand cannot serve it until NATS is back. Not
-	// asserted (the files a replica has read are, by the probers); logged
-	// for the record.
+	// asserted (the files a replica has read are, by the probers); how long
+	// the read takes and what it gives are logged for the record.
+	uncached := make(chan string, len(c.replicas))
 	for _, r := range c.replicas {
-		got, err := readText(r.base(), "skill://acme-skills/gamma/refs/note.md")
-		t.Logf("NATS down: %s resources/read of a file not read before: %q, %v", r.name, got, err)
+		go func() {
+			began := time.Now()
+			got, err := readTextWithin(r.base(), "skill://acme-skills/gamma/refs/note.md", clusterWait)
+			uncached <- fmt.Sprintf("%s: %q, %v after %v", r.name, got, err, time.Since(began).Round(time.Millisecond))
+		}()
 	}
 	time.Sleep(3 * clusterLease) // the outage: leases expire, replicas must keep serving
 	c.nats.start()
@@ -741,6 +757,9 @@ func TestClusterNATSRestart(t *testing.T) {
 	v1 := c.converged("edits around a nats-server restart", func(l []byte) bool {
 		return bytes.Contains(l, []byte(during)) && bytes.Contains(l, []byte(after))
 	})
+	for range c.replicas {
+		t.Logf("resources/read of a file not read before, sent while NATS was down: %s", <-uncached)
+	}
 	stopProbers(ps)
 	checkProbes(t, "nats-server restart", ps)
 	if v1 <= v0 {
