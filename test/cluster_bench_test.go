@@ -14,21 +14,28 @@ import (
 
 // BenchmarkClusterChange measures a cluster of three replicas (one leader,
 // two followers) on an embedded nats-server serving a generated corpus plus
-// a small local folder. Each iteration edits a SKILL.md in the small folder
+// a small local folder, next to one process without --cluster serving the
+// same (the reference). Each iteration edits a SKILL.md in the small folder
 // (the leader watches it; the corpus is never written, so a read-only one
-// will do) and polls every replica's /healthz every 2 ms until each serves
-// the new version. Reported per change:
+// will do) and polls every process's /healthz every 2 ms until each serves
+// a new version. Reported per change (medians):
 //
-//   - leader-ms: from the write to the leader serving the new version (the
-//     watcher's 500 ms debounce, the hash and the build are in it);
-//   - followers-ms: from the leader serving it to the last follower serving
-//     it (export, pointer, import: the cluster's own cost);
-//   - nats-in-B, nats-out-B: bytes nats-server received and sent meanwhile
-//     (server.Varz InBytes, OutBytes: blob and snapshot uploads, the pointer,
-//     the followers' downloads, lease renewals and acks).
+//   - single-ms: from the write to the process without --cluster serving
+//     it (the watcher's 500 ms debounce, the hash and the build);
+//   - leader-ms: from the write to the leader serving it — the same, plus
+//     the export (blobs, snapshot, pointer) and its own import, since the
+//     leader serves what the cluster serves;
+//   - followers-ms (and followers-max-ms): from the leader serving it to
+//     the last follower serving it;
+//   - nats-in-B, nats-out-B: bytes nats-server received and sent from the
+//     write until every replica served the new version and read the
+//     changed file once (server.Varz InBytes, OutBytes: blob and snapshot
+//     uploads, the pointer, the replicas' downloads, lease renewals, acks).
 //
 // Once, at start: initial-s (from starting three replicas to all three
-// serving one version) and initial-nats-MiB (in + out bytes of that start).
+// serving one version) and initial-nats-MiB (in + out bytes of that start;
+// replicas fetch file bytes on first read, so this is the leader's upload
+// and the snapshot downloads).
 //
 // The corpus is SKILLJACK_BENCH_CORPUS, or 1000 generated skills of 4 files
 // when unset:
@@ -57,13 +64,17 @@ func BenchmarkClusterChange(b *testing.B) {
 			"--cluster="+nats.url(), "--cluster-lease=2s", corpus, edits)
 		rs = append(rs, &benchReplica{name: fmt.Sprintf("replica %d", i), h: h})
 	}
+	// The reference: one process without --cluster on the same sources.
+	single := &benchReplica{name: "single", h: startHTTP(b, append([]string{"SKILLJACK_CACHE_DIR=" + b.TempDir()}, noReconcile...), corpus, edits)}
 	version := waitAllServe(b, rs, 0, 15*time.Minute)
 	in1, out1 := nats.traffic()
 	b.Logf("three replicas serve version %d after %v; nats-server in %d B, out %d B", version, time.Since(startAt), in1-in0, out1-out0)
 	b.ReportMetric(time.Since(startAt).Seconds(), "initial-s")
 	b.ReportMetric(float64(in1-in0+out1-out0)/(1<<20), "initial-nats-MiB")
 
-	var leaderLat, followerLat []time.Duration
+	singleVersion := waitAllServe(b, []*benchReplica{single}, 0, 15*time.Minute)
+	all := append(slices.Clone(rs), single)
+	var leaderLat, followerLat, singleLat []time.Duration
 	var inB, outB []int64
 	i := 0
 	for b.Loop() {
@@ -71,13 +82,26 @@ func BenchmarkClusterChange(b *testing.B) {
 		inA, outA := nats.traffic()
 		wrote := time.Now()
 		writeFile(b, filepath.Join(edits, "changing", "SKILL.md"), skillBody("changing", "Edit "+strconv.Itoa(i)+"."))
-		leaderAt, lastAt, v := waitChange(b, rs, version)
+		seen, versions, leader := waitChange(b, all, append(slices.Repeat([]uint64{version}, len(rs)), singleVersion))
+		for _, r := range rs { // each replica fetches the changed file: a change's bytes include it
+			if _, err := readText(r.base(), "skill://edits/changing/SKILL.md"); err != nil {
+				b.Fatalf("%s: %v", r.name, err)
+			}
+		}
 		inZ, outZ := nats.traffic()
-		version = v
-		leaderLat = append(leaderLat, leaderAt.Sub(wrote))
-		followerLat = append(followerLat, lastAt.Sub(leaderAt))
+		version, singleVersion = versions[leader], versions[len(rs)]
+		var last time.Time
+		for k, at := range seen[:len(rs)] {
+			if k != leader && at.After(last) {
+				last = at
+			}
+		}
+		leaderLat = append(leaderLat, seen[leader].Sub(wrote))
+		followerLat = append(followerLat, last.Sub(seen[leader]))
+		singleLat = append(singleLat, seen[len(rs)].Sub(wrote))
 		inB, outB = append(inB, inZ-inA), append(outB, outZ-outA)
 	}
+	b.ReportMetric(ms(median(singleLat)), "single-ms")
 	b.ReportMetric(ms(median(leaderLat)), "leader-ms")
 	b.ReportMetric(ms(median(followerLat)), "followers-ms")
 	b.ReportMetric(ms(slices.Max(followerLat)), "followers-max-ms")
@@ -117,48 +141,41 @@ func waitAllServe(b *testing.B, rs []*benchReplica, after uint64, limit time.Dur
 	return 0
 }
 
-// waitChange polls every replica's /healthz every 2 ms until all serve a
-// version above before, and returns when the leader served it, when the
-// last follower did, and the version.
-func waitChange(b *testing.B, rs []*benchReplica, before uint64) (leaderAt, lastAt time.Time, version uint64) {
+// waitChange polls every replica's /healthz every 2 ms until each serves a
+// version above its before, and returns when each first did, the versions,
+// and the index of the one that said it leads.
+func waitChange(b *testing.B, rs []*benchReplica, before []uint64) (seen []time.Time, versions []uint64, leader int) {
 	b.Helper()
-	seen := make([]time.Time, len(rs))
-	leader := -1
+	seen, versions, leader = make([]time.Time, len(rs)), make([]uint64, len(rs)), -1
 	deadline := time.Now().Add(5 * time.Minute)
-	for time.Now().Before(deadline) {
-		done := 0
+	for done := 0; done < len(rs) && time.Now().Before(deadline); {
+		done = 0
 		for i, r := range rs {
 			if !seen[i].IsZero() {
 				done++
 				continue
 			}
 			code, h, err := getHealth(r.base())
-			if err != nil || code != http.StatusOK || h.CatalogVersion <= before {
+			if err != nil || code != http.StatusOK || h.CatalogVersion <= before[i] {
 				continue
 			}
-			seen[i], version = time.Now(), h.CatalogVersion
+			seen[i], versions[i] = time.Now(), h.CatalogVersion
 			if h.leader() {
 				leader = i
 			}
 			done++
 		}
-		if done == len(rs) {
-			break
-		}
 		time.Sleep(2 * time.Millisecond) // polling remote processes
-	}
-	if leader < 0 {
-		b.Fatalf("no replica served a version above %d as the leader within 5 min", before)
 	}
 	for i, at := range seen {
 		if at.IsZero() {
-			b.Fatalf("%s did not serve a version above %d within 5 min", rs[i].name, before)
-		}
-		if i != leader && at.After(lastAt) {
-			lastAt = at
+			b.Fatalf("%s did not serve a version above %d within 5 min", rs[i].name, before[i])
 		}
 	}
-	return seen[leader], lastAt, version
+	if leader < 0 {
+		b.Fatal("no replica that served the change said it leads")
+	}
+	return seen, versions, leader
 }
 
 func median[T int64 | time.Duration](xs []T) T {
