@@ -57,6 +57,10 @@ var exclusive = map[string]string{
 	"github.com/modelcontextprotocol/go-sdk": "mcpface",
 	"github.com/rjeczalik/notify":            "actors/watch",
 	"golang.org/x/sys/unix":                  "actors/watch", // the inotify backend (Linux)
+	// The cluster (issue 16): watermill over JetStream in its one package;
+	// the NATS server is embedded by tests only ("tests" names no package).
+	"github.com/ThreeDotsLabs/watermill-nats": "actors/cluster",
+	"github.com/nats-io/nats-server":          "tests",
 }
 
 // TestImportRules checks the import graph of the module's non-test code

@@ -67,8 +67,9 @@ type PipelineOptions struct {
 	Cluster *ClusterOptions
 	// DigestCache is the folder of the hasher's persistent digest cache
 	// ([hasher.Options.CacheDir]) and of the catalog builder's persisted
-	// last catalog ([catalog.Options.CacheDir]); empty keeps both in
-	// memory only.
+	// last catalog ([catalog.Options.CacheDir]; not in cluster mode, where
+	// the cluster's snapshot is the catalog served at start); empty keeps
+	// both in memory only.
 	DigestCache string
 }
 
@@ -164,6 +165,13 @@ func newProducers(ctx context.Context, sub message.Subscriber, pub message.Publi
 	if subErr != nil {
 		return nil, subErr
 	}
+	// A cluster leader starts from no persisted catalog: the cluster's
+	// last snapshot is what replicas serve meanwhile, and this replica's
+	// file may date from when it last led, long ago (issue 16).
+	catalogCache := o.DigestCache
+	if o.Cluster != nil {
+		catalogCache = ""
+	}
 	var runners []runner
 	if o.Watch {
 		wo := o.Watcher
@@ -173,7 +181,7 @@ func newProducers(ctx context.Context, sub message.Subscriber, pub message.Publi
 	runners = append(runners,
 		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced}, pub,
 			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize, CacheDir: o.DigestCache}),
-		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog"), CacheDir: o.DigestCache}),
+		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog"), CacheDir: catalogCache}),
 		wellknown.New(wkIn, pub, &wellknown.Options{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")}),
 		github.New(ghIn, pub, &github.Options{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")}),
 	)

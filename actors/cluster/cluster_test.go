@@ -312,8 +312,16 @@ func TestClusterInProcess(t *testing.T) {
 
 // TestClusterNATSRestart: while NATS is down the replicas keep serving
 // their catalog (and the files they read before); an edit made meanwhile
-// reaches every replica once NATS is back (issue 16).
+// reaches every replica once NATS is back (issue 16) — also when NATS
+// comes back without its storage, the version going on from the one
+// served rather than starting again.
 func TestClusterNATSRestart(t *testing.T) {
+	for _, lost := range []bool{false, true} {
+		t.Run(fmt.Sprintf("storage lost=%v", lost), func(t *testing.T) { testNATSRestart(t, lost) })
+	}
+}
+
+func testNATSRestart(t *testing.T, lost bool) {
 	store := t.TempDir()
 	ns := runNATS(t, -1, store)
 	port := ns.Addr().(*net.TCPAddr).Port
@@ -346,6 +354,9 @@ func TestClusterNATSRestart(t *testing.T) {
 		t.Errorf("b reads a cached file while NATS is down: %s", got)
 	}
 
+	if lost {
+		store = t.TempDir()
+	}
 	runNATS(t, port, store)
 	waitFor(t, 30*time.Second, "the edit to reach both after NATS is back", func() bool {
 		return allAt(t, v1+1, a, b)

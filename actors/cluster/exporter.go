@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -31,8 +32,8 @@ var ErrFenced = errors.New("cluster: pointer publish refused: another leader has
 const retryExport = time.Second
 
 // Exporter publishes the leader's catalogs to the cluster (issue 16): file
-// bytes and the catalog snapshot to the object store, then a fenced
-// [Pointer]. It runs for one term; [Node] creates it on becoming leader.
+// bytes to the object store, the catalog snapshot's blobs to the snapshot
+// bucket, then a fenced [Pointer]. It runs for one term; [Node] creates it on becoming leader.
 type Exporter struct {
 	// fixed at creation
 	in      <-chan *message.Message // the local builder's catalog.changed
@@ -42,13 +43,15 @@ type Exporter struct {
 	term    uint64
 	node    string
 	bundled fs.FS
+	seen    *atomic.Uint64 // the highest version this replica served; nil: none
 	log     *slog.Logger
 
 	// owned by Run
-	known    map[string]bool // digests of the blobs in the object store
+	known    map[string]bool // digests of the blobs stored (files and snapshot blobs)
 	lastSeq  uint64          // the pointer stream's last sequence, as published or claimed
 	version  uint64          // the cluster version of the last pointer
 	snapshot string          // its snapshot digest
+	moved    int64           // bytes stored by the last export published
 }
 
 // Run claims the pointer stream for this term, then exports every catalog
@@ -106,10 +109,14 @@ func (e *Exporter) claim(ctx context.Context) error {
 		return err
 	}
 	e.lastSeq, e.version, e.snapshot = seq, p.Version, p.Snapshot
-	if err := e.publish(ctx, Pointer{Version: p.Version, Snapshot: p.Snapshot, Term: e.term, Node: e.node}); err != nil {
+	if e.seen != nil && e.seen.Load() > p.Version {
+		// The stream lost its history: never number below what was served.
+		e.version, e.snapshot = e.seen.Load(), ""
+	}
+	if err := e.publish(ctx, Pointer{Version: e.version, Snapshot: e.snapshot, Term: e.term, Node: e.node}); err != nil {
 		return fmt.Errorf("claiming the pointer stream: %w", err)
 	}
-	e.log.Debug("cluster: claimed", "version", p.Version)
+	e.log.Debug("cluster: claimed", "version", e.version)
 	return nil
 }
 
@@ -172,7 +179,7 @@ func (e *Exporter) export(ctx context.Context, cat *events.Catalog) error {
 	if err := e.publish(ctx, p); err != nil {
 		return err
 	}
-	e.version, e.snapshot = p.Version, digest
+	e.version, e.snapshot, e.moved = p.Version, digest, moved
 	e.log.Info("cluster: published catalog", "version", p.Version, "skills", len(cat.Skills), "local_version", cat.Version,
 		"blobs_stored", len(blobs), "bytes_stored", moved)
 	return nil

@@ -2,8 +2,10 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -18,7 +20,7 @@ import (
 
 // Importer makes the cluster's catalog the one this replica serves (issue
 // 16): it takes the last [Pointer] at start and every later one, fetches
-// its snapshot from the object store and publishes it on the bus as
+// its snapshot from the snapshot bucket and publishes it on the bus as
 // [events.TopicCatalogServed] with the pointer's version. A pointer whose
 // version is not above the one served is dropped (a claim, a redelivery, a
 // message overtaken by a later one). [Node] creates it.
@@ -30,7 +32,11 @@ type Importer struct {
 	pub       message.Publisher // the bus
 	node      string
 	reconcile time.Duration
-	log       *slog.Logger
+	seen      *atomic.Uint64 // raised to every version served
+	// reopen creates the cluster's resources again, for when reading
+	// fails: a NATS server restarted without its storage lost them.
+	reopen func(context.Context) error
+	log    *slog.Logger
 
 	// owned by Run
 	version uint64
@@ -106,6 +112,11 @@ func (im *Importer) poll(ctx context.Context) {
 		if ctx.Err() == nil {
 			im.log.Debug("cluster: reading the last pointer", "error", err)
 		}
+		if errors.Is(err, jetstream.ErrStreamNotFound) && im.reopen != nil {
+			if err := im.reopen(pctx); err != nil {
+				im.log.Debug("cluster: creating the cluster's resources again", "error", err)
+			}
+		}
 		return
 	}
 	if err := im.apply(ctx, p); err != nil && ctx.Err() == nil {
@@ -147,18 +158,21 @@ func (im *Importer) apply(ctx context.Context, p Pointer) error {
 		return fmt.Errorf("publishing the catalog: %w", err)
 	}
 	im.version, im.blobs = p.Version, have
+	if im.seen != nil && im.seen.Load() < p.Version {
+		im.seen.Store(p.Version) // only Run's goroutine raises it
+	}
 	im.log.Info("cluster: serving catalog", "version", p.Version, "skills", len(cat.Skills), "leader", p.Node)
 	return nil
 }
 
 // fetchers is how many blobs the importer and the exporter move at once:
-// an object store read or write is a few round trips, so a catalog of
+// each read or write is a round trip or more, so a catalog of
 // thousands of blobs moves in a fraction of the time it takes one by one.
 const fetchers = 16
 
 // prefetch returns every chunk and element blob snap names, from the
 // blobs of the catalog served when they are there, else fetched from the
-// object store, fetchers at a time (each checked against its digest).
+// cluster, fetchers at a time (each checked against its digest).
 func (im *Importer) prefetch(ctx context.Context, snap events.CatalogSnapshot) (map[string][]byte, error) {
 	have := map[string][]byte{}
 	var chunks []string
@@ -219,9 +233,12 @@ func (im *Importer) fetchAll(ctx context.Context, digests []string, have map[str
 // redeliveries that arrive after later pointers.
 func (n *Node) subscriber() message.Subscriber {
 	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
-		Conn:            n.nc,
-		Logger:          wmLogger(n.log),
-		AckWaitTimeout:  n.opts.Lease,
+		Conn:           n.nc,
+		Logger:         wmLogger(n.log),
+		AckWaitTimeout: n.opts.Lease,
+		// A pointer whose import failed comes back after a reconcile
+		// period, not at once in a tight loop.
+		NakDelay:        wmjs.NewStaticDelay(n.opts.Reconcile),
 		ConfigureStream: streamConfig,
 		ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, topic string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
 			cfg := jetstream.ConsumerConfig{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -58,6 +59,11 @@ type Node struct {
 	opts Options
 	n    names
 	log  *slog.Logger
+
+	// seen is the highest cluster version this replica has served: a
+	// leader numbers its catalogs above it even if the pointer stream lost
+	// its history (a NATS server restarted without its storage).
+	seen atomic.Uint64
 }
 
 // New returns the node of this replica over nc. It subscribes nothing yet:
@@ -101,7 +107,8 @@ func (n *Node) Run(ctx context.Context) error {
 		return err
 	}
 	imp := &Importer{res: res, sub: n.subscriber(), subject: n.n.pointer, pub: n.pub, node: n.opts.Node,
-		reconcile: n.opts.Reconcile, log: n.log.With("part", "importer")}
+		reconcile: n.opts.Reconcile, seen: &n.seen, log: n.log.With("part", "importer"),
+		reopen: func(ctx context.Context) error { _, err := ensure(ctx, res.js, n.n, n.opts.Lease); return err }}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return imp.Run(gctx) })
 	g.Go(func() error { return n.campaign(gctx, res) })
@@ -279,7 +286,7 @@ func (n *Node) produce(ctx context.Context, res *resources, term uint64) error {
 		return err
 	}
 	exp := &Exporter{in: in, res: res, pub: pub, subject: n.n.pointer, term: term, node: n.opts.Node,
-		bundled: n.opts.Bundled, log: n.log.With("part", "exporter", "term", term)}
+		bundled: n.opts.Bundled, seen: &n.seen, log: n.log.With("part", "exporter", "term", term)}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		if err := exp.Run(gctx); err != nil {
