@@ -728,15 +728,29 @@ func TestClusterRollingUpdate(t *testing.T) {
 
 // TestClusterNATSRestart: nats-server goes away (the embedded one is shut
 // down) for three leases while all three replicas are probed every few
-// milliseconds: they keep serving, no probe fails. A skill added while it is
-// down and one added after a new nats-server is up on the same port and
-// store folder are then served by all three as one version.
+// milliseconds: they keep serving, no probe fails, no version goes back. A
+// skill added while it is down and one added after a new nats-server is up
+// on the same port are then served by all three as one version. The new
+// server gets the old store folder ("same store": a restart) or an empty
+// one ("empty store": NATS replaced, its storage lost).
 func TestClusterNATSRestart(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		empty bool
+	}{{"same store", false}, {"empty store", true}} {
+		t.Run(tc.name, func(t *testing.T) { natsRestart(t, tc.empty) })
+	}
+}
+
+func natsRestart(t *testing.T, emptyStore bool) {
 	c := startCluster(t, 0)
 	v0, _ := c.sameEverywhere(func([]byte) bool { return true })
 	ps := startProbers(t, c.replicas)
 	time.Sleep(200 * time.Millisecond)
 	c.nats.stop()
+	if emptyStore {
+		c.nats.dir = t.TempDir()
+	}
 	during := c.edit("while-nats-down")
 	// A file no probe read before: a replica that fetches file bytes from
 	// the object store on demand cannot serve it until NATS is back. Not
@@ -764,5 +778,12 @@ func TestClusterNATSRestart(t *testing.T) {
 	checkProbes(t, "nats-server restart", ps)
 	if v1 <= v0 {
 		t.Errorf("catalogVersion after the restart = %d, want above %d", v1, v0)
+	}
+	for _, r := range c.replicas { // files no probe read: from the object store after the restart
+		for uri, want := range map[string]string{"skill://lib/beta/scripts/run.sh": "#!/bin/sh\necho beta\n", "skill://acme-skills/gamma/refs/note.md": "a note\n"} {
+			if got, err := readText(r.base(), uri); err != nil || got != want {
+				t.Errorf("%s after the restart: resources/read %s = %q, %v", r.name, uri, got, err)
+			}
+		}
 	}
 }
