@@ -727,22 +727,30 @@ func TestClusterRollingUpdate(t *testing.T) {
 }
 
 // TestClusterNATSRestart: nats-server goes away (the embedded one is shut
-// down) for three leases while all three replicas are probed every few
+// down) while all three replicas are probed every few
 // milliseconds: they keep serving, no probe fails, no version goes back. A
 // skill added while it is down and one added after a new nats-server is up
-// on the same port are then served by all three as one version. The new
-// server gets the old store folder ("same store": a restart) or an empty
-// one ("empty store": NATS replaced, its storage lost).
+// on the same port are then served by all three as one version, and every
+// replica reads files no probe read. The new server gets the old store
+// folder ("same store": a restart) or an empty one ("empty store": NATS
+// replaced, its storage lost), after three leases or a fifth of one.
 func TestClusterNATSRestart(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		empty bool
-	}{{"same store", false}, {"empty store", true}} {
-		t.Run(tc.name, func(t *testing.T) { natsRestart(t, tc.empty) })
+		name   string
+		empty  bool
+		outage time.Duration
+	}{
+		{"same store", false, 3 * clusterLease},
+		{"empty store", true, 3 * clusterLease},
+		// Back before the leader's lease lapses: it must not take the
+		// empty store for the one it filled.
+		{"empty store and a brief outage", true, clusterLease / 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) { natsRestart(t, tc.empty, tc.outage) })
 	}
 }
 
-func natsRestart(t *testing.T, emptyStore bool) {
+func natsRestart(t *testing.T, emptyStore bool, outage time.Duration) {
 	c := startCluster(t, 0)
 	v0, _ := c.sameEverywhere(func([]byte) bool { return true })
 	ps := startProbers(t, c.replicas)
@@ -764,7 +772,7 @@ func natsRestart(t *testing.T, emptyStore bool) {
 			uncached <- fmt.Sprintf("%s: %q, %v after %v", r.name, got, err, time.Since(began).Round(time.Millisecond))
 		}()
 	}
-	time.Sleep(3 * clusterLease) // the outage: leases expire, replicas must keep serving
+	time.Sleep(outage) // replicas must keep serving; over a lease, the leases expire
 	c.nats.start()
 	time.Sleep(2 * clusterLease) // reconnection under probes
 	after := c.edit("after-nats-back")
