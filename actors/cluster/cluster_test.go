@@ -41,7 +41,7 @@ func startNATS(t *testing.T) string {
 // random one) storing in store; it is shut down at the end of the test.
 func runNATS(t *testing.T, port int, store string) *server.Server {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: store, NoSigs: true})
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: store, NoSigs: true, NoLog: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,6 +352,10 @@ func testNATSRestart(t *testing.T, lost bool) {
 	}
 	if got := b.rpc(t, "resources/read", notes); !bytes.Contains(got, []byte("alpha notes")) {
 		t.Errorf("b reads a cached file while NATS is down: %s", got)
+	}
+	uncached := b.rpc(t, "resources/read", map[string]any{"uri": "skill://skills/alpha/SKILL.md"})
+	if !bytes.Contains(uncached, []byte(`"error"`)) || !bytes.Contains(uncached, []byte("NATS is unreachable")) {
+		t.Errorf("b reads a file it never cached while NATS is down: %s, want an error saying NATS is unreachable", uncached)
 	}
 
 	if lost {

@@ -23,6 +23,10 @@ import (
 // a few files of a few KiB each), and a replica's disk is rarely shorter.
 const DefaultFileCacheBytes = 1 << 30
 
+// ErrUnreachable is returned by [FileSource.Bytes] for a file it has not
+// cached while NATS cannot be reached.
+var ErrUnreachable = errors.New("cluster: NATS is unreachable")
+
 // fetchTimeout bounds one object store read: a request must not hang on
 // NATS being away.
 const fetchTimeout = 10 * time.Second
@@ -34,6 +38,7 @@ const fetchTimeout = 10 * time.Second
 // away. Safe for concurrent use.
 type FileSource struct {
 	// fixed at creation
+	nc     *nats.Conn
 	js     jetstream.JetStream
 	bucket string
 	dir    string // the cache folder; "" caches nothing
@@ -62,12 +67,14 @@ func NewFileSource(nc *nats.Conn, name, dir string, max int64, log *slog.Logger)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &FileSource{js: js, bucket: namesOf(name).blobs, dir: dir, max: max, log: log}, nil
+	return &FileSource{nc: nc, js: js, bucket: namesOf(name).blobs, dir: dir, max: max, log: log}, nil
 }
 
 // Bytes returns the size bytes named digest ("sha256:<hex>"): from the
 // disk cache when it holds them intact, else from the object store, then
-// cached. Bytes whose SHA-256 is not digest are never returned.
+// cached. Bytes whose SHA-256 is not digest are never returned. While NATS
+// is unreachable, a file not cached fails at once (an error wrapping
+// [ErrUnreachable]) rather than waiting for it.
 func (s *FileSource) Bytes(digest string, size int64) ([]byte, error) {
 	name, ok := strings.CutPrefix(digest, "sha256:")
 	if !ok || len(name) != 64 || strings.Trim(name, "0123456789abcdef") != "" {
@@ -75,6 +82,9 @@ func (s *FileSource) Bytes(digest string, size int64) ([]byte, error) {
 	}
 	if data := s.cached(name, digest, size); data != nil {
 		return data, nil
+	}
+	if !s.nc.IsConnected() {
+		return nil, fmt.Errorf("%w: %s is not cached here", ErrUnreachable, digest)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 	defer cancel()
