@@ -621,9 +621,21 @@ func TestClusterServesOneCatalog(t *testing.T) {
 // says it is the leader within the lease (plus the renewal period and a
 // margin for a slow machine), an edit then reaches both, and the killed
 // replica started again serves the current version from its first 200.
+// "GitHub down": the fake GitHub answers 503 from before the kill, so the
+// new leader cannot fetch the repository its replica never polled; the
+// cluster must still serve its skill (a remote that fails keeps its last
+// good copy served).
 func TestClusterLeaderKill(t *testing.T) {
+	t.Run("GitHub up", func(t *testing.T) { leaderKill(t, false) })
+	t.Run("GitHub down", func(t *testing.T) { leaderKill(t, true) })
+}
+
+func leaderKill(t *testing.T, githubDown bool) {
 	c := startCluster(t, 0)
 	v0, _ := c.sameEverywhere(func([]byte) bool { return true })
+	if githubDown {
+		c.gh.failWith("acme", "skills", &ghFail{code: http.StatusServiceUnavailable, body: `{"message":"unavailable"}`})
+	}
 	li := c.leaderIndex()
 	leader := c.replicas[li]
 	var others []*replica
