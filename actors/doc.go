@@ -32,7 +32,13 @@
 //     hear changed, and which went with their skill;
 //   - remote/wellknown and remote/github: the publisher fetcher and the
 //     GitHub poller, which keep the cache folders of remote sources in
-//     sync and publish source.synced; both also obey sync.requested.
+//     sync and publish source.synced; both also obey sync.requested;
+//   - cluster (issue 16, with --cluster only): the lease, the leader's
+//     exporter and every replica's importer over NATS JetStream
+//     ([cluster.Node]). It departs from the one shape below in one way: it
+//     subscribes the exporter's inbox itself each time the replica becomes
+//     leader, as the leader's producers are subscribed and run ([NewPipeline]
+//     hands it a function that does so) only while it leads.
 //
 // Two packages hold no actor: actors/skill, the pure rules several actors
 // share (frontmatter, names, skill paths and URIs, discovery predicates,

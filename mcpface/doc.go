@@ -47,7 +47,9 @@
 // version, built on the first request that sees that version, with fresh
 // instructions and listChanged and subscribe false; no sessions, nothing
 // pushed. Every refusal, the handler's own or the SDK's, is a 4xx with a
-// JSON-RPC error body.
+// JSON-RPC error body. In a cluster (issue 16), /healthz also says which
+// cluster and node answer and whether the node leads ([HTTPOptions.Cluster]),
+// and every file is read by digest from [Options.Files] instead of disk.
 //
 // # State
 //

@@ -279,6 +279,16 @@ func TestClusterInProcess(t *testing.T) {
 		}
 	}
 
+	// Only the leader scans and watches: the followers' producers never ran.
+	for _, r := range []*replica{b, c} {
+		if logs := r.logs.String(); strings.Contains(logs, "actor=hasher") || strings.Contains(logs, "actor=watcher") || strings.Contains(logs, "actor=config") {
+			t.Errorf("follower %s ran a producer:\n%s", r.name, logs)
+		}
+	}
+	if logs := a.logs.String(); !strings.Contains(logs, "actor=hasher") || !strings.Contains(logs, "actor=watcher") {
+		t.Errorf("the leader's logs show no hasher or watcher (is the check blind?):\n%s", logs)
+	}
+
 	// A late joiner with no skill folder of its own (it never leads while
 	// a holds the lease) serves the current version and its files.
 	d := startReplica(t, url, "d", filepath.Join(t.TempDir(), "absent"))

@@ -191,7 +191,8 @@ type cacheEntry struct {
 	mtime time.Time
 }
 
-// entries lists the cached files (not the temporary ones). s.root is set.
+// entries lists the cached files: the files keep wrote (not temporary
+// ones, nor anything else in the folder). s.root is set.
 func (s *FileSource) entries() []cacheEntry {
 	f, err := s.root.Open(".")
 	if err != nil {
@@ -204,7 +205,8 @@ func (s *FileSource) entries() []cacheEntry {
 	}
 	var out []cacheEntry
 	for _, de := range des {
-		if strings.HasPrefix(de.Name(), ".") || !de.Type().IsRegular() {
+		// Only what keep writes: 64 hex digits, a regular file.
+		if len(de.Name()) != 64 || strings.Trim(de.Name(), "0123456789abcdef") != "" || !de.Type().IsRegular() {
 			continue
 		}
 		if fi, err := de.Info(); err == nil {

@@ -69,7 +69,11 @@ func (im *Importer) Run(ctx context.Context) error {
 			}
 			im.receive(ctx, msg)
 		case <-tick.C:
-			im.poll(ctx)
+			if im.poll(ctx) {
+				// The subscription missed a pointer (its consumer went
+				// with a NATS restart, say): subscribe again.
+				msgs = nil
+			}
 		}
 	}
 }
@@ -103,8 +107,9 @@ func (im *Importer) receive(ctx context.Context, msg *message.Message) {
 	msg.Ack()
 }
 
-// poll imports the last pointer of the stream, if newer.
-func (im *Importer) poll(ctx context.Context) {
+// poll imports the last pointer of the stream, if newer, and reports
+// whether it did.
+func (im *Importer) poll(ctx context.Context) (imported bool) {
 	pctx, cancel := context.WithTimeout(ctx, max(im.reconcile, time.Second))
 	defer cancel()
 	p, _, err := lastPointer(pctx, im.res.pointer, im.subject)
@@ -117,11 +122,13 @@ func (im *Importer) poll(ctx context.Context) {
 				im.log.Debug("cluster: creating the cluster's resources again", "error", err)
 			}
 		}
-		return
+		return false
 	}
+	before := im.version
 	if err := im.apply(ctx, p); err != nil && ctx.Err() == nil {
 		im.log.Warn("cluster: importing catalog failed; retrying", "version", p.Version, "error", err)
 	}
+	return im.version > before
 }
 
 // apply serves the catalog of p when its version is above the one served.

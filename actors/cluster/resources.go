@@ -43,29 +43,64 @@ type resources struct {
 	pointer   jetstream.Stream
 }
 
-// ensure creates the resources of n, or opens them as they are (the first
-// replica creates them; the lease TTL is the one it was created with, or
-// the latest replica's when they differ). It fails when NATS cannot be
-// reached or has no JetStream.
+// ensure opens the resources of n, creating those that do not exist yet
+// (the first replica creates them; the lease TTL is the one the lease
+// bucket was created with). An existing resource is opened as it is,
+// never updated: an update races with consumers being created in the
+// NATS server itself (seen with its race detector). It fails when NATS
+// cannot be reached or has no JetStream.
 func ensure(ctx context.Context, js jetstream.JetStream, n names, lease time.Duration) (*resources, error) {
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.lease, TTL: lease, History: 1, Storage: jetstream.FileStorage})
+	kv, err := openOrCreate(ctx, n.lease, jetstream.ErrBucketNotFound, jetstream.ErrBucketExists,
+		func(ctx context.Context) (jetstream.KeyValue, error) { return js.KeyValue(ctx, n.lease) },
+		func(ctx context.Context) (jetstream.KeyValue, error) {
+			return js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.lease, TTL: lease, History: 1, Storage: jetstream.FileStorage})
+		})
 	if err != nil {
-		return nil, fmt.Errorf("opening the lease bucket %s: %w", n.lease, err)
+		return nil, err
 	}
-	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: n.blobs, Storage: jetstream.FileStorage})
+	obj, err := openOrCreate(ctx, n.blobs, jetstream.ErrBucketNotFound, jetstream.ErrBucketExists,
+		func(ctx context.Context) (jetstream.ObjectStore, error) { return js.ObjectStore(ctx, n.blobs) },
+		func(ctx context.Context) (jetstream.ObjectStore, error) {
+			return js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: n.blobs, Storage: jetstream.FileStorage})
+		})
 	if err != nil {
-		return nil, fmt.Errorf("opening the object store %s: %w", n.blobs, err)
+		return nil, err
 	}
-	snaps, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.snapshots, History: 1, Storage: jetstream.FileStorage})
+	snaps, err := openOrCreate(ctx, n.snapshots, jetstream.ErrBucketNotFound, jetstream.ErrBucketExists,
+		func(ctx context.Context) (jetstream.KeyValue, error) { return js.KeyValue(ctx, n.snapshots) },
+		func(ctx context.Context) (jetstream.KeyValue, error) {
+			return js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.snapshots, History: 1, Storage: jetstream.FileStorage})
+		})
 	if err != nil {
-		return nil, fmt.Errorf("opening the snapshot bucket %s: %w", n.snapshots, err)
+		return nil, err
 	}
-	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: n.pointer, Subjects: []string{n.pointer},
-		MaxMsgsPerSubject: pointerHistory, Storage: jetstream.FileStorage})
+	st, err := openOrCreate(ctx, n.pointer, jetstream.ErrStreamNotFound, jetstream.ErrStreamNameAlreadyInUse,
+		func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, n.pointer) },
+		func(ctx context.Context) (jetstream.Stream, error) {
+			return js.CreateStream(ctx, jetstream.StreamConfig{Name: n.pointer, Subjects: []string{n.pointer},
+				MaxMsgsPerSubject: pointerHistory, Storage: jetstream.FileStorage})
+		})
 	if err != nil {
-		return nil, fmt.Errorf("opening the pointer stream %s: %w", n.pointer, err)
+		return nil, err
 	}
 	return &resources{js: js, lease: kv, blobs: obj, snapshots: snaps, pointer: st}, nil
+}
+
+// openOrCreate opens the resource named name, or creates it when open
+// fails with notFound; when create fails with exists (another replica
+// created it meanwhile), it opens it again.
+func openOrCreate[T any](ctx context.Context, name string, notFound, exists error, open, create func(context.Context) (T, error)) (T, error) {
+	v, err := open(ctx)
+	if errors.Is(err, notFound) {
+		v, err = create(ctx)
+		if errors.Is(err, exists) {
+			v, err = open(ctx)
+		}
+	}
+	if err != nil {
+		return v, fmt.Errorf("opening %s: %w", name, err)
+	}
+	return v, nil
 }
 
 // Pointer is the message a leader publishes for every cluster catalog
