@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -806,4 +807,55 @@ func natsRestart(t *testing.T, emptyStore bool, outage time.Duration) {
 			}
 		}
 	}
+}
+
+// TestClusterStartWithoutNATS: a replica whose nats-server is not there yet
+// serves nothing — /healthz 503 "starting", skills/list refused — and says
+// why on stderr; once nats-server is up it leads and serves the sources.
+// (The "listening" line waits for the first catalog, so the port is chosen
+// here.)
+func TestClusterStartWithoutNATS(t *testing.T) {
+	n := startNATS(t)
+	n.stop() // keep its port and store folder: nothing listens there now
+	_, _, env, args := newClusterSources(t, 0)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command(binPath, append([]string{"--http=" + strconv.Itoa(port), "--cluster=" + n.url(), "--cluster-lease=" + clusterLease.String()}, args...)...)
+	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env(t.TempDir())...)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	r := &replica{t: t, name: "replica", h: &httpServer{url: "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp", cmd: cmd, stderr: stderr}}
+
+	deadline := time.Now().Add(clusterWait)
+	for !strings.Contains(stderr.String(), "cannot reach NATS") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no stderr line says NATS cannot be reached within %v:\n%s", clusterWait, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond) // waiting for a log line of a child
+	}
+	for range 20 { // a second of probes while NATS is away
+		code, h, err := getHealth(r.base())
+		if err != nil || code != http.StatusServiceUnavailable || h.Status != "starting" {
+			t.Fatalf("/healthz without NATS = %d %+v %v, want 503 starting\n%s", code, h, err, stderr.String())
+		}
+		if l, err := listRaw(r.base()); err == nil {
+			t.Fatalf("skills/list answered without NATS: %s\n%s", l, stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond) // probing over time
+	}
+	n.start()
+	h := firstServed(t, r)
+	if !h.leader() || h.CatalogVersion == 0 {
+		t.Errorf("once NATS is up: /healthz %+v, want the leader serving a version", h)
+	}
+	c := &clusterFixture{t: t, replicas: []*replica{r}}
+	c.converged("the catalog once NATS is up", func(l []byte) bool { return bytes.Contains(l, []byte(ghSkillURI)) })
 }
