@@ -51,43 +51,101 @@ func (im *Importer) Run(ctx context.Context) error {
 	im.poll(ctx)
 	tick := time.NewTicker(im.reconcile)
 	defer tick.Stop()
-	var msgs <-chan *message.Message
-	stop := func() {}
-	defer func() { stop() }()
+	var sub *subscription
+	defer func() { im.unsubscribe(sub) }()
 	for {
-		if msgs == nil {
-			stop()
-			msgs, stop = im.subscribe(ctx)
+		if sub == nil {
+			sub = im.subscribe(ctx)
+		}
+		var msgs <-chan *message.Message
+		if sub != nil {
+			msgs = sub.msgs
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case msg, ok := <-msgs:
 			if !ok {
-				msgs = nil
+				im.unsubscribe(sub)
+				sub = nil
 				continue
 			}
 			im.receive(ctx, msg)
 		case <-tick.C:
-			if im.poll(ctx) {
+			if im.poll(ctx) && sub != nil {
 				// The subscription missed a pointer (its consumer went
 				// with a NATS restart, say): subscribe again.
-				msgs = nil
+				im.unsubscribe(sub)
+				sub = nil
 			}
 		}
 	}
 }
 
-// subscribe subscribes to the pointer stream until the returned function
-// is called; a nil channel when it cannot (the reconcile tick retries).
-func (im *Importer) subscribe(ctx context.Context) (<-chan *message.Message, func()) {
-	sctx, cancel := context.WithCancel(ctx)
+// subscription is one watermill-nats subscription to the pointer stream.
+type subscription struct {
+	msgs   <-chan *message.Message
+	cancel context.CancelFunc
+	name   string // of its JetStream consumer
+}
+
+// consumerNameKey is the context key under which [Importer.subscribe]
+// names the consumer the subscriber's resource initializer creates.
+type consumerNameKey struct{}
+
+// subscribe subscribes to the pointer stream; nil when it cannot (the
+// reconcile tick retries). The subscription's context does not end with
+// ctx: [Importer.unsubscribe] ends it, in an order that is safe.
+func (im *Importer) subscribe(ctx context.Context) *subscription {
+	name := "imp-" + im.node + "-" + watermill.NewShortUUID()
+	sctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), consumerNameKey{}, name))
 	msgs, err := im.sub.Subscribe(sctx, im.subject)
 	if err != nil {
+		cancel()
 		im.log.Debug("cluster: subscribing to the pointer stream", "error", err)
-		return nil, cancel
+		return nil
 	}
-	return msgs, cancel
+	return &subscription{msgs: msgs, cancel: cancel, name: name}
+}
+
+// drainQuiet is how long unsubscribe waits for in-flight deliveries once
+// the consumer is gone.
+const drainQuiet = 100 * time.Millisecond
+
+// unsubscribe ends s. watermill-nats (v2.1.3) closes a subscription's
+// channel when its context ends, while a delivery may still be about to
+// send on it — a send on a closed channel, which panics (the race
+// detector saw it). So the consumer is deleted first, then whatever is in
+// flight is taken (and nacked) until the channel stays quiet, and only
+// then is the context cancelled.
+func (im *Importer) unsubscribe(s *subscription) {
+	if s == nil {
+		return
+	}
+	if im.res.js.Conn().IsConnected() {
+		dctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		im.res.js.DeleteConsumer(dctx, im.subject, s.name)
+		cancel()
+	}
+	quiet := time.NewTimer(drainQuiet)
+	defer quiet.Stop()
+	for {
+		select {
+		case m, ok := <-s.msgs:
+			if !ok {
+				s.cancel()
+				return
+			}
+			m.Nack()
+			quiet.Reset(drainQuiet)
+		case <-quiet.C:
+			s.cancel()
+			for m := range s.msgs {
+				m.Nack()
+			}
+			return
+		}
+	}
 }
 
 // receive imports the pointer msg holds, and acks it; it nacks it (to be
@@ -248,8 +306,12 @@ func (n *Node) subscriber() message.Subscriber {
 		NakDelay:        wmjs.NewStaticDelay(n.opts.Reconcile),
 		ConfigureStream: streamConfig,
 		ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, topic string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
+			name, ok := ctx.Value(consumerNameKey{}).(string)
+			if !ok {
+				name = "imp-" + n.opts.Node + "-" + watermill.NewShortUUID()
+			}
 			cfg := jetstream.ConsumerConfig{
-				Name:              "imp-" + n.opts.Node + "-" + watermill.NewShortUUID(),
+				Name:              name,
 				FilterSubject:     topic,
 				DeliverPolicy:     jetstream.DeliverLastPerSubjectPolicy,
 				AckPolicy:         jetstream.AckExplicitPolicy,
