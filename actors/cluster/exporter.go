@@ -249,6 +249,11 @@ func (e *Exporter) publish(ctx context.Context, p Pointer) error {
 	if err != nil {
 		return err
 	}
+	// watermill-nats publishes without a context (JetStream's 5 s
+	// timeout): do not start one that cannot succeed.
+	if !e.res.js.Conn().IsConnected() {
+		return fmt.Errorf("publishing pointer %d: %w", p.Version, ErrUnreachable)
+	}
 	msg := message.NewMessage(watermill.NewUUID(), data)
 	msg.Metadata.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(e.lastSeq, 10))
 	if err := e.pub.Publish(e.subject, msg); err != nil {

@@ -89,16 +89,30 @@ type subscription struct {
 	name   string // of its JetStream consumer
 }
 
-// consumerNameKey is the context key under which [Importer.subscribe]
-// names the consumer the subscriber's resource initializer creates.
-type consumerNameKey struct{}
+// subscribeKey is the context key under which [Importer.subscribe] passes
+// the subscriber's resource initializer a subscribeArgs.
+type subscribeKey struct{}
 
-// subscribe subscribes to the pointer stream; nil when it cannot (the
-// reconcile tick retries). The subscription's context does not end with
-// ctx: [Importer.unsubscribe] ends it, in an order that is safe.
+// subscribeArgs are what the resource initializer needs from the
+// subscription being made.
+type subscribeArgs struct {
+	name  string          // the consumer's name
+	setup context.Context // bounds creating it (the subscription's own context outlives the importer's)
+}
+
+// subscribe subscribes to the pointer stream; nil when it cannot, NATS
+// being unreachable say (the reconcile tick retries). Creating the
+// consumer is bounded by ctx and a reconcile period; the subscription's
+// context does not end with ctx: [Importer.unsubscribe] ends it, in an
+// order that is safe.
 func (im *Importer) subscribe(ctx context.Context) *subscription {
+	if !im.res.js.Conn().IsConnected() {
+		return nil
+	}
+	setup, cancelSetup := context.WithTimeout(ctx, max(im.reconcile, time.Second))
+	defer cancelSetup()
 	name := "imp-" + im.node + "-" + watermill.NewShortUUID()
-	sctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), consumerNameKey{}, name))
+	sctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), subscribeKey{}, subscribeArgs{name, setup}))
 	msgs, err := im.sub.Subscribe(sctx, im.subject)
 	if err != nil {
 		cancel()
@@ -306,19 +320,19 @@ func (n *Node) subscriber() message.Subscriber {
 		NakDelay:        wmjs.NewStaticDelay(n.opts.Reconcile),
 		ConfigureStream: streamConfig,
 		ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, topic string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
-			name, ok := ctx.Value(consumerNameKey{}).(string)
+			args, ok := ctx.Value(subscribeKey{}).(subscribeArgs)
 			if !ok {
-				name = "imp-" + n.opts.Node + "-" + watermill.NewShortUUID()
+				args = subscribeArgs{name: "imp-" + n.opts.Node + "-" + watermill.NewShortUUID(), setup: ctx}
 			}
 			cfg := jetstream.ConsumerConfig{
-				Name:              name,
+				Name:              args.name,
 				FilterSubject:     topic,
 				DeliverPolicy:     jetstream.DeliverLastPerSubjectPolicy,
 				AckPolicy:         jetstream.AckExplicitPolicy,
 				AckWait:           n.opts.Lease,
 				InactiveThreshold: time.Minute,
 			}
-			c, err := js.CreateOrUpdateConsumer(ctx, topic, cfg)
+			c, err := js.CreateOrUpdateConsumer(args.setup, topic, cfg)
 			if err != nil {
 				return nil, nil, fmt.Errorf("creating the pointer consumer: %w", err)
 			}

@@ -201,8 +201,8 @@ func (n *Node) campaign(ctx context.Context, res *resources) error {
 
 // watchReleases returns a channel that receives when the lease key is
 // deleted (a leader released it), and the function that ends the watch and
-// waits for its goroutine; a nil channel when the watch cannot be set up
-// (the ticks alone then drive the campaign).
+// waits for its goroutine (which ends with ctx); a nil channel when the
+// watch cannot be set up (the ticks alone then drive the campaign).
 func (n *Node) watchReleases(ctx context.Context, res *resources) (<-chan struct{}, func()) {
 	w, err := res.lease.Watch(ctx, leaderKey, jetstream.UpdatesOnly())
 	if err != nil {
@@ -212,16 +212,33 @@ func (n *Node) watchReleases(ctx context.Context, res *resources) (<-chan struct
 	out := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		for e := range w.Updates() {
-			if e != nil && e.Operation() != jetstream.KeyValuePut {
-				select {
-				case out <- struct{}{}:
-				default:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e, ok := <-w.Updates():
+				if !ok {
+					return
+				}
+				if e != nil && e.Operation() != jetstream.KeyValuePut {
+					select {
+					case out <- struct{}{}:
+					default:
+					}
 				}
 			}
 		}
 	})
-	return out, func() { w.Stop(); wg.Wait() }
+	stop := func() {
+		// Unsubscribing asks the server to delete the watch's consumer,
+		// which waits 5 s for an answer when NATS is away; the
+		// subscription goes with the connection then.
+		if n.nc.IsConnected() {
+			w.Stop()
+		}
+		wg.Wait()
+	}
+	return out, stop
 }
 
 // lead runs the exporter and the producers of term (the lease revision
