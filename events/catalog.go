@@ -1,8 +1,10 @@
 package events
 
 import (
-	json "github.com/segmentio/encoding/json"
 	"strings"
+	"time"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // Skill is one served skill of a [Catalog]. It is plain data; the catalog
@@ -101,6 +103,11 @@ type Catalog struct {
 	// (the config tools). Zero in catalogs recorded before they existed.
 	ConfigSeq    uint64 `json:"config_seq,omitempty"`
 	OverridesSeq uint64 `json:"overrides_seq,omitempty"`
+	// Scanned maps each source ID to the [SourceScanned.ScannedAt] of the
+	// scan the catalog was built from, so that a cluster leader can tell
+	// whether a catalog holds what a remote source's sync brought (issue
+	// 16). Nil in catalogs recorded before it existed or made by hand.
+	Scanned map[string]time.Time `json:"scanned,omitempty"`
 	// Skills are sorted by URI (plain byte comparison), which is the
 	// skills/list order.
 	Skills []Skill `json:"skills"`

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -873,6 +874,10 @@ func (b *Builder) next() *events.Catalog {
 	// it (events.Catalog.ConfigSeq).
 	cat := events.NewCatalog(version, b.cfg.Static, skills, diags)
 	cat.ConfigSeq, cat.OverridesSeq = b.cfg.Seq, b.overrides.Seq
+	cat.Scanned = make(map[string]time.Time, len(current))
+	for id, scan := range current {
+		cat.Scanned[id] = scan.ScannedAt
+	}
 	b.prev = cat
 	return cat
 }

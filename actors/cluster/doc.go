@@ -33,7 +33,12 @@
 //     published. Fencing: every publish expects the stream's last sequence
 //     to be the one this leader last saw (Nats-Expected-Last-Subject-Sequence),
 //     so a deposed leader's publish is refused once the new one has
-//     claimed, and the refusal stops it ([ErrFenced]).
+//     claimed, and the refusal stops it ([ErrFenced]). A new leader
+//     holds each remote source's skills (GitHub, publishers) as the
+//     cluster serves them until its own fetcher has synced that source in
+//     this term and a catalog built from a later scan arrives: it never
+//     polled while it followed, so its copies are empty or old, and
+//     upstream may be down (hold.go).
 //   - The [Importer] (every replica, the leader too) takes the last pointer
 //     at start, fetches its snapshot and publishes it as the catalog to
 //     serve ([events.TopicCatalogServed]), then follows new pointers,

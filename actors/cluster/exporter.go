@@ -36,15 +36,17 @@ const retryExport = time.Second
 // bucket, then a fenced [Pointer]. It runs for one term; [Node] creates it on becoming leader.
 type Exporter struct {
 	// fixed at creation
-	in      <-chan *message.Message // the local builder's catalog.changed
-	res     *resources
-	pub     message.Publisher // watermill-nats, onto the pointer stream
-	subject string
-	term    uint64
-	node    string
-	bundled fs.FS
-	seen    *atomic.Uint64 // the highest version this replica served; nil: none
-	log     *slog.Logger
+	in         <-chan *message.Message // the local builder's catalog.changed
+	configured <-chan *message.Message // sources.configured
+	synced     <-chan *message.Message // source.synced
+	res        *resources
+	pub        message.Publisher // watermill-nats, onto the pointer stream
+	subject    string
+	term       uint64
+	node       string
+	bundled    fs.FS
+	seen       *atomic.Uint64 // the highest version this replica served; nil: none
+	log        *slog.Logger
 
 	// owned by Run
 	known    map[string]bool // digests of the blobs stored (files and snapshot blobs)
@@ -52,6 +54,8 @@ type Exporter struct {
 	version  uint64          // the cluster version of the last pointer
 	snapshot string          // its snapshot digest
 	moved    int64           // bytes stored by the last export published
+	current  []events.Skill  // the skills of the cluster's catalog (the last published)
+	hold     holding
 }
 
 // Run claims the pointer stream for this term, then exports every catalog
@@ -63,7 +67,7 @@ func (e *Exporter) Run(ctx context.Context) error {
 	if err := e.claim(ctx); err != nil {
 		return err
 	}
-	var pending *events.Catalog
+	var pending, last *events.Catalog
 	retry := time.NewTimer(0)
 	<-retry.C
 	for {
@@ -74,14 +78,32 @@ func (e *Exporter) Run(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			ev, ok := events.Receive[events.CatalogChanged](e.log, msg)
-			if !ok || ev.Catalog == nil {
+			if ev, ok := events.Receive[events.CatalogChanged](e.log, msg); ok && ev.Catalog != nil {
+				pending, last = ev.Catalog, ev.Catalog
+			}
+		case msg, ok := <-e.configured:
+			if !ok {
+				e.configured = nil
 				continue
 			}
-			pending = ev.Catalog
+			if ev, ok := events.Receive[events.SourcesConfigured](e.log, msg); ok {
+				e.hold.configure(ev)
+				pending = last
+			}
+		case msg, ok := <-e.synced:
+			if !ok {
+				e.synced = nil
+				continue
+			}
+			if ev, ok := events.Receive[events.SourceSynced](e.log, msg); ok {
+				e.hold.sync(ev)
+				pending = last // it may hold the sync's scan already
+			}
 		case <-retry.C:
 		}
-		if pending == nil || len(e.in) > 0 {
+		// Nothing is exported before the configuration is known: it says
+		// which remote sources to hold.
+		if pending == nil || len(e.in) > 0 || e.hold.configured == nil {
 			continue
 		}
 		err := e.export(ctx, pending)
@@ -109,6 +131,13 @@ func (e *Exporter) claim(ctx context.Context) error {
 		return err
 	}
 	e.lastSeq, e.version, e.snapshot = seq, p.Version, p.Snapshot
+	if p.Snapshot != "" {
+		cat, _, err := loadSnapshot(ctx, e.res, p.Snapshot, p.Version, nil)
+		if err != nil {
+			return fmt.Errorf("loading the cluster's catalog: %w", err)
+		}
+		e.current = cat.Skills
+	}
 	if e.seen != nil && e.seen.Load() > p.Version {
 		// The stream lost its history: never number below what was served.
 		e.version, e.snapshot = e.seen.Load(), ""
@@ -145,6 +174,8 @@ func (e *Exporter) listBlobs(ctx context.Context) error {
 // unless its snapshot is the current one.
 func (e *Exporter) export(ctx context.Context, cat *events.Catalog) error {
 	pc := portable(cat)
+	skills, held := e.hold.merge(cat, pc.Skills, e.current)
+	pc = events.NewCatalog(0, pc.Static, skills, pc.Diagnostics)
 	var blobs []blob
 	if err := e.fileBlobs(cat, &blobs); err != nil {
 		return err
@@ -179,9 +210,9 @@ func (e *Exporter) export(ctx context.Context, cat *events.Catalog) error {
 	if err := e.publish(ctx, p); err != nil {
 		return err
 	}
-	e.version, e.snapshot, e.moved = p.Version, digest, moved
-	e.log.Info("cluster: published catalog", "version", p.Version, "skills", len(cat.Skills), "local_version", cat.Version,
-		"blobs_stored", len(blobs), "bytes_stored", moved)
+	e.version, e.snapshot, e.moved, e.current = p.Version, digest, moved, pc.Skills
+	e.log.Info("cluster: published catalog", "version", p.Version, "skills", len(pc.Skills), "local_version", cat.Version,
+		"blobs_stored", len(blobs), "bytes_stored", moved, "held_sources", held)
 	return nil
 }
 

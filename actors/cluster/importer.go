@@ -208,26 +208,9 @@ func (im *Importer) apply(ctx context.Context, p Pointer) error {
 	if p.Version <= im.version {
 		return nil
 	}
-	root, err := getSnapshotBlob(ctx, im.res, p.Snapshot)
+	cat, have, err := loadSnapshot(ctx, im.res, p.Snapshot, p.Version, im.blobs)
 	if err != nil {
 		return err
-	}
-	var snap events.CatalogSnapshot
-	if err := json.Unmarshal(root, &snap); err != nil {
-		return fmt.Errorf("decoding snapshot %s: %w", p.Snapshot, err)
-	}
-	have, err := im.prefetch(ctx, snap)
-	if err != nil {
-		return err
-	}
-	cat, err := events.ReadCatalogSnapshot(snap, p.Version, func(d string) ([]byte, error) {
-		if data, ok := have[d]; ok {
-			return data, nil
-		}
-		return nil, fmt.Errorf("blob %s not fetched", d)
-	})
-	if err != nil {
-		return fmt.Errorf("reading snapshot %s: %w", p.Snapshot, err)
 	}
 	msg, err := events.Encode(events.CatalogChanged{Catalog: cat})
 	if err != nil {
@@ -249,16 +232,44 @@ func (im *Importer) apply(ctx context.Context, p Pointer) error {
 // thousands of blobs moves in a fraction of the time it takes one by one.
 const fetchers = 16
 
-// prefetch returns every chunk and element blob snap names, from the
-// blobs of the catalog served when they are there, else fetched from the
-// cluster, fetchers at a time (each checked against its digest).
-func (im *Importer) prefetch(ctx context.Context, snap events.CatalogSnapshot) (map[string][]byte, error) {
+// loadSnapshot returns the catalog of the snapshot named digest, with
+// version version, and the blobs it is made of; cache holds blobs already
+// fetched (those of the catalog served), which are not fetched again.
+func loadSnapshot(ctx context.Context, res *resources, digest string, version uint64, cache map[string][]byte) (*events.Catalog, map[string][]byte, error) {
+	root, err := getSnapshotBlob(ctx, res, digest)
+	if err != nil {
+		return nil, nil, err
+	}
+	var snap events.CatalogSnapshot
+	if err := json.Unmarshal(root, &snap); err != nil {
+		return nil, nil, fmt.Errorf("decoding snapshot %s: %w", digest, err)
+	}
+	have, err := prefetch(ctx, res, snap, cache)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := events.ReadCatalogSnapshot(snap, version, func(d string) ([]byte, error) {
+		if data, ok := have[d]; ok {
+			return data, nil
+		}
+		return nil, fmt.Errorf("blob %s not fetched", d)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading snapshot %s: %w", digest, err)
+	}
+	return cat, have, nil
+}
+
+// prefetch returns every chunk and element blob snap names, from cache
+// when they are there, else fetched from the cluster, fetchers at a time
+// (each checked against its digest).
+func prefetch(ctx context.Context, res *resources, snap events.CatalogSnapshot, cache map[string][]byte) (map[string][]byte, error) {
 	have := map[string][]byte{}
 	var chunks []string
 	for _, list := range snap.Lists {
 		chunks = append(chunks, list...)
 	}
-	if err := im.fetchAll(ctx, chunks, have); err != nil {
+	if err := fetchAll(ctx, res, chunks, cache, have); err != nil {
 		return nil, err
 	}
 	var elems []string
@@ -269,18 +280,18 @@ func (im *Importer) prefetch(ctx context.Context, snap events.CatalogSnapshot) (
 		}
 		elems = append(elems, names...)
 	}
-	if err := im.fetchAll(ctx, elems, have); err != nil {
+	if err := fetchAll(ctx, res, elems, cache, have); err != nil {
 		return nil, err
 	}
 	return have, nil
 }
 
-// fetchAll adds the blobs named digests to have: those of the catalog
-// served from memory, the others from the cluster, in parallel.
-func (im *Importer) fetchAll(ctx context.Context, digests []string, have map[string][]byte) error {
+// fetchAll adds the blobs named digests to have: those in cache from
+// memory, the others from the cluster, in parallel.
+func fetchAll(ctx context.Context, res *resources, digests []string, cache, have map[string][]byte) error {
 	var missing []string
 	for _, d := range digests {
-		if data, ok := im.blobs[d]; ok {
+		if data, ok := cache[d]; ok {
 			have[d] = data
 		} else if _, ok := have[d]; !ok {
 			missing = append(missing, d)
@@ -291,7 +302,7 @@ func (im *Importer) fetchAll(ctx context.Context, digests []string, have map[str
 	g.SetLimit(fetchers)
 	for i, d := range missing {
 		g.Go(func() error {
-			data, err := getSnapshotBlob(gctx, im.res, d)
+			data, err := getSnapshotBlob(gctx, res, d)
 			got[i] = data
 			return err
 		})

@@ -334,15 +334,19 @@ func refused(err error) bool {
 func (n *Node) produce(ctx context.Context, res *resources, term uint64) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	in, err := n.bus.Subscribe(ctx, events.TopicCatalogChanged)
-	if err != nil {
-		return fmt.Errorf("subscribing the exporter: %w", err)
+	var inboxes [3]<-chan *message.Message
+	for i, topic := range []string{events.TopicCatalogChanged, events.TopicSourcesConfigured, events.TopicSourceSynced} {
+		ch, err := n.bus.Subscribe(ctx, topic)
+		if err != nil {
+			return fmt.Errorf("subscribing the exporter to %s: %w", topic, err)
+		}
+		inboxes[i] = ch
 	}
 	pub, err := n.publisher()
 	if err != nil {
 		return err
 	}
-	exp := &Exporter{in: in, res: res, pub: pub, subject: n.n.pointer, term: term, node: n.opts.Node,
+	exp := &Exporter{in: inboxes[0], configured: inboxes[1], synced: inboxes[2], res: res, pub: pub, subject: n.n.pointer, term: term, node: n.opts.Node,
 		bundled: n.opts.Bundled, seen: &n.seen, log: n.log.With("part", "exporter", "term", term)}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
