@@ -50,6 +50,11 @@ type natsHost struct {
 	dir  string
 	port int
 	srv  *natsserver.Server
+	// child runs the server in a process of its own (this test binary
+	// again, see [natsChildMain]), so that stop can SIGKILL it; srv is nil
+	// then.
+	child bool
+	cmd   *exec.Cmd
 }
 
 // startNATS starts an embedded JetStream server on a random loopback port
@@ -62,25 +67,41 @@ func startNATS(tb testing.TB) *natsHost {
 	return n
 }
 
+// startNATSProcess is startNATS with the server in a child process, which
+// stop kills with SIGKILL.
+func startNATSProcess(tb testing.TB) *natsHost {
+	tb.Helper()
+	n := &natsHost{tb: tb, dir: tb.TempDir(), port: -1, child: true}
+	n.start()
+	tb.Cleanup(n.stop)
+	return n
+}
+
 // start runs a new server on n's port and store folder (a random port the
 // first time), retrying the bind for a few seconds after a restart.
 func (n *natsHost) start() {
 	n.tb.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		opts := &natsserver.Options{ServerName: "skilljack-test", Host: "127.0.0.1", Port: n.port,
-			JetStream: true, StoreDir: n.dir, NoLog: true, NoSigs: true}
-		srv, err := natsserver.NewServer(opts)
-		if err != nil {
-			n.tb.Fatalf("nats-server: %v", err)
+		if n.child {
+			if n.startChild() {
+				return
+			}
+		} else {
+			opts := &natsserver.Options{ServerName: "skilljack-test", Host: "127.0.0.1", Port: n.port,
+				JetStream: true, StoreDir: n.dir, NoLog: true, NoSigs: true}
+			srv, err := natsserver.NewServer(opts)
+			if err != nil {
+				n.tb.Fatalf("nats-server: %v", err)
+			}
+			srv.Start()
+			if srv.ReadyForConnections(5 * time.Second) {
+				n.srv = srv
+				n.port = srv.Addr().(*net.TCPAddr).Port
+				return
+			}
+			srv.Shutdown()
 		}
-		srv.Start()
-		if srv.ReadyForConnections(5 * time.Second) {
-			n.srv = srv
-			n.port = srv.Addr().(*net.TCPAddr).Port
-			return
-		}
-		srv.Shutdown()
 		if time.Now().After(deadline) {
 			n.tb.Fatalf("nats-server did not listen on port %d within 10 s", n.port)
 		}
@@ -88,19 +109,96 @@ func (n *natsHost) start() {
 	}
 }
 
-// stop shuts the server down (idempotent).
+// natsChildEnv names the store folder and port of a child nats-server:
+// "DIR|PORT". TestMain runs [natsChildMain] instead of the tests when it is
+// set.
+const natsChildEnv = "SKILLJACK_TEST_NATS_CHILD"
+
+// startChild runs this test binary as a nats-server child and reads the
+// port it listens on; false when it did not come up.
+func (n *natsHost) startChild() bool {
+	n.tb.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), natsChildEnv+"="+n.dir+"|"+strconv.Itoa(n.port))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		n.tb.Fatal(err)
+	}
+	// The child ends when this pipe closes: when this process exits, even
+	// by a crash, rather than outlive it.
+	if _, err := cmd.StdinPipe(); err != nil {
+		n.tb.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		n.tb.Fatal(err)
+	}
+	ready := make(chan int, 1)
+	go func() {
+		var port int
+		if _, err := fmt.Fscanf(out, "ready %d\n", &port); err == nil {
+			ready <- port
+		}
+		close(ready)
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case port, ok := <-ready:
+		if ok {
+			n.cmd, n.port = cmd, port
+			return true
+		}
+	case <-time.After(10 * time.Second):
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	return false
+}
+
+// natsChildMain is the child nats-server: JetStream on the store folder and
+// port natsChildEnv names, "ready PORT" on stdout once it accepts
+// connections, then it runs until killed or until its stdin ends (the
+// parent is gone). It exits 1 if the server does not come up.
+func natsChildMain(spec string) {
+	dir, port, _ := strings.Cut(spec, "|")
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "nats child:", err)
+		os.Exit(1)
+	}
+	srv, err := natsserver.NewServer(&natsserver.Options{ServerName: "skilljack-test", Host: "127.0.0.1", Port: p,
+		JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "nats child:", err)
+		os.Exit(1)
+	}
+	srv.Start()
+	if !srv.ReadyForConnections(5 * time.Second) {
+		os.Exit(1)
+	}
+	fmt.Printf("ready %d\n", srv.Addr().(*net.TCPAddr).Port)
+	io.Copy(io.Discard, os.Stdin) // until SIGKILL, or the parent is gone
+	os.Exit(0)
+}
+
+// stop shuts the server down, or SIGKILLs its process (idempotent).
 func (n *natsHost) stop() {
 	if n.srv != nil {
 		n.srv.Shutdown()
 		n.srv.WaitForShutdown()
 		n.srv = nil
 	}
+	if n.cmd != nil {
+		n.cmd.Process.Kill()
+		n.cmd.Wait()
+		n.cmd = nil
+	}
 }
 
 // url is the --cluster value.
 func (n *natsHost) url() string { return "nats://127.0.0.1:" + strconv.Itoa(n.port) }
 
-// traffic returns the bytes the server received and sent so far.
+// traffic returns the bytes the embedded server received and sent so far.
 func (n *natsHost) traffic() (in, out int64) {
 	v, err := n.srv.Varz(nil)
 	if err != nil {
@@ -328,7 +426,13 @@ func newClusterSources(t *testing.T, pollMs int) (gh *fakeGitHub, lib string, en
 // catalog with both sources in it.
 func startCluster(t *testing.T, pollMs int) *clusterFixture {
 	t.Helper()
-	c := &clusterFixture{t: t, nats: startNATS(t)}
+	return startClusterOn(t, startNATS(t), pollMs)
+}
+
+// startClusterOn is startCluster on the nats-server n.
+func startClusterOn(t *testing.T, n *natsHost, pollMs int) *clusterFixture {
+	t.Helper()
+	c := &clusterFixture{t: t, nats: n}
 	var env func(string) []string
 	c.gh, c.lib, env, c.args = newClusterSources(t, pollMs)
 	for i := range 3 {
@@ -750,21 +854,29 @@ func TestClusterRollingUpdate(t *testing.T) {
 func TestClusterNATSRestart(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
+		kill   bool
 		empty  bool
 		outage time.Duration
 	}{
-		{"same store", false, 3 * clusterLease},
-		{"empty store", true, 3 * clusterLease},
+		{"same store", false, false, 3 * clusterLease},
+		// nats-server in a process of its own, SIGKILLed: no goodbye to
+		// its clients, no flush of its store.
+		{"SIGKILL and same store", true, false, 3 * clusterLease},
+		{"empty store", false, true, 3 * clusterLease},
 		// Back before the leader's lease lapses: it must not take the
 		// empty store for the one it filled.
-		{"empty store and a brief outage", true, clusterLease / 5},
+		{"empty store and a brief outage", false, true, clusterLease / 5},
 	} {
-		t.Run(tc.name, func(t *testing.T) { natsRestart(t, tc.empty, tc.outage) })
+		t.Run(tc.name, func(t *testing.T) { natsRestart(t, tc.kill, tc.empty, tc.outage) })
 	}
 }
 
-func natsRestart(t *testing.T, emptyStore bool, outage time.Duration) {
-	c := startCluster(t, 0)
+func natsRestart(t *testing.T, kill, emptyStore bool, outage time.Duration) {
+	nats := startNATS
+	if kill {
+		nats = startNATSProcess
+	}
+	c := startClusterOn(t, nats(t), 0)
 	v0, _ := c.sameEverywhere(func([]byte) bool { return true })
 	ps := startProbers(t, c.replicas)
 	time.Sleep(200 * time.Millisecond)
