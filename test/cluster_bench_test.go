@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,7 +31,9 @@ import (
 //   - nats-in-B, nats-out-B: bytes nats-server received and sent from the
 //     write until every replica served the new version and read the
 //     changed file once (server.Varz InBytes, OutBytes: blob and snapshot
-//     uploads, the pointer, the replicas' downloads, lease renewals, acks).
+//     uploads, the pointer, the replicas' downloads, lease renewals, acks);
+//   - stored-B: the bytes of the blobs the leader stored for the change
+//     (bytes_stored of its "cluster: published catalog" line).
 //
 // Once, at start: initial-s (from starting three replicas to all three
 // serving one version) and initial-nats-MiB (in + out bytes of that start;
@@ -75,7 +78,7 @@ func BenchmarkClusterChange(b *testing.B) {
 	singleVersion := waitAllServe(b, []*benchReplica{single}, 0, 15*time.Minute)
 	all := append(slices.Clone(rs), single)
 	var leaderLat, followerLat, singleLat []time.Duration
-	var inB, outB []int64
+	var inB, outB, stored []int64
 	i := 0
 	for b.Loop() {
 		i++
@@ -100,6 +103,7 @@ func BenchmarkClusterChange(b *testing.B) {
 		followerLat = append(followerLat, last.Sub(seen[leader]))
 		singleLat = append(singleLat, seen[len(rs)].Sub(wrote))
 		inB, outB = append(inB, inZ-inA), append(outB, outZ-outA)
+		stored = append(stored, storedFor(b, all[leader], version))
 	}
 	b.ReportMetric(ms(median(singleLat)), "single-ms")
 	b.ReportMetric(ms(median(leaderLat)), "leader-ms")
@@ -107,6 +111,7 @@ func BenchmarkClusterChange(b *testing.B) {
 	b.ReportMetric(ms(slices.Max(followerLat)), "followers-max-ms")
 	b.ReportMetric(float64(median(inB)), "nats-in-B")
 	b.ReportMetric(float64(median(outB)), "nats-out-B")
+	b.ReportMetric(float64(median(stored)), "stored-B")
 }
 
 // benchReplica is one replica of the benchmark.
@@ -185,3 +190,26 @@ func median[T int64 | time.Duration](xs []T) T {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// storedFor returns bytes_stored of r's "cluster: published catalog" line
+// for version.
+func storedFor(b *testing.B, r *benchReplica, version uint64) int64 {
+	b.Helper()
+	want := " version=" + strconv.FormatUint(version, 10) + " " // not local_version
+	for line := range strings.Lines(r.h.stderr.String()) {
+		if !strings.Contains(line, "cluster: published catalog") || !strings.Contains(line, want) {
+			continue
+		}
+		_, after, ok := strings.Cut(line, "bytes_stored=")
+		if !ok {
+			break
+		}
+		n, err := strconv.ParseInt(strings.Fields(after)[0], 10, 64)
+		if err != nil {
+			b.Fatalf("bytes_stored in %q: %v", line, err)
+		}
+		return n
+	}
+	b.Fatalf("%s logged no \"cluster: published catalog\" line for version %d", r.name, version)
+	return 0
+}
