@@ -971,3 +971,46 @@ func TestClusterStartWithoutNATS(t *testing.T) {
 	c := &clusterFixture{t: t, replicas: []*replica{r}}
 	c.converged("the catalog once NATS is up", func(l []byte) bool { return bytes.Contains(l, []byte(ghSkillURI)) })
 }
+
+// TestClusterNamesShareNATS: two deployments with different --cluster-name
+// on one nats-server each serve their own sources, with a leader each; an
+// edit in one does not change the other's version.
+func TestClusterNamesShareNATS(t *testing.T) {
+	n := startNATS(t)
+	var cs []*clusterFixture
+	for _, name := range []string{"staging", "production"} {
+		_, lib, env, args := newClusterSources(t, 0)
+		writeFile(t, filepath.Join(lib, "only-"+name, "SKILL.md"), skillBody("only-"+name, "Only in "+name+"."))
+		c := &clusterFixture{t: t, nats: n, lib: lib}
+		for i := range 2 {
+			r := &replica{t: t, name: fmt.Sprintf("%s replica %d", name, i), env: env(t.TempDir()),
+				args: append([]string{"--cluster=" + n.url(), "--cluster-name=" + name, "--cluster-lease=" + clusterLease.String()}, args...)}
+			r.start()
+			c.replicas = append(c.replicas, r)
+		}
+		cs = append(cs, c)
+	}
+	// mine: name's own skill and the GitHub one listed, the other's not.
+	mine := func(name string) func([]byte) bool {
+		other := map[string]string{"staging": "production", "production": "staging"}[name]
+		return func(l []byte) bool {
+			return bytes.Contains(l, []byte("skill://lib/only-"+name+"/")) && bytes.Contains(l, []byte(ghSkillURI)) &&
+				!bytes.Contains(l, []byte("only-"+other))
+		}
+	}
+	v := []uint64{cs[0].converged("staging", mine("staging")), cs[1].converged("production", mine("production"))}
+	for _, c := range cs {
+		for _, r := range c.replicas {
+			if _, h := r.health(); h.Cluster == nil || !strings.Contains(r.name, h.Cluster.Name) {
+				t.Errorf("%s: /healthz cluster %+v", r.name, h.Cluster)
+			}
+		}
+	}
+	uri := cs[0].edit("staging-edit")
+	if v1 := cs[0].converged("an edit in staging", func(l []byte) bool { return mine("staging")(l) && bytes.Contains(l, []byte(uri)) }); v1 <= v[0] {
+		t.Errorf("staging version after its edit = %d, want above %d", v1, v[0])
+	}
+	if v1 := cs[1].converged("production after staging's edit", mine("production")); v1 != v[1] {
+		t.Errorf("production version went from %d to %d on an edit in staging", v[1], v1)
+	}
+}
