@@ -32,6 +32,9 @@ var eras = []string{legacyVersion, modernVersion}
 var binPath string
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(natsChildEnv); spec != "" {
+		natsChildMain(spec) // this process is a nats-server for TestClusterNATSRestart
+	}
 	dir, err := os.MkdirTemp("", "skilljack-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
