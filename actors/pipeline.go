@@ -124,7 +124,8 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	}
 	p.runners = append(p.runners,
 		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced}, pub,
-			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize, CacheDir: o.DigestCache}),
+			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize, CacheDir: o.DigestCache,
+				DeferHashing: true}),
 		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog"), CacheDir: o.DigestCache}),
 		notifier.New(notifier.Inboxes{Catalog: notifierIn}, pub, &notifier.Options{Debounce: o.NotifyDebounce, Logger: log.With("actor", "notifier")}),
 	)

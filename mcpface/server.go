@@ -418,7 +418,9 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	if c == nil {
 		return false
 	}
-	if old := f.snap.Load(); old != nil && old.cat.Version >= c.Version {
+	if old := f.snap.Load(); old != nil && (old.cat.Version >= c.Version || c.Pending && !old.cat.Pending) {
+		// A pending catalog never follows a complete one: requests that
+		// waited for a complete catalog read the current one after.
 		return false
 	}
 	s := newSnapshot(c, f.snap.Load())
@@ -431,7 +433,7 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	defer f.regMu.Unlock()
 	for {
 		old := f.snap.Load()
-		if old != nil && old.cat.Version >= c.Version {
+		if old != nil && (old.cat.Version >= c.Version || c.Pending && !old.cat.Pending) {
 			return false
 		}
 		if f.snap.CompareAndSwap(old, s) {
@@ -708,13 +710,17 @@ func (f *Facade) syncLocked() {
 	// resources/read are answered from the snapshot.
 	if first {
 		srv.AddResource(indexResource(), f.readResourceHandler)
-		// The first snapshot's views are built a moment after the first
-		// initialize, not before it, nor while the first requests and the
-		// revalidation of a persisted catalog run (issue 12); the next
-		// catalog reuses them.
-		f.viewsTimer = time.AfterFunc(viewsDelay, s.ensureViews)
-	} else if !sameResources(f.regSnap.resourceList(), s.resourceList()) {
+	} else if !f.regSnap.cat.Pending && !sameResources(f.regSnap.resourceList(), s.resourceList()) {
+		// (No client was served a pending catalog's resources/list:
+		// completing it is no change, issue 12.)
 		srv.AddResource(indexResource(), f.readResourceHandler)
+	}
+	if f.viewsTimer == nil && !s.cat.Pending {
+		// The first complete snapshot's views are built a moment after
+		// the first initialize, not before it, nor while the first
+		// requests and the revalidation of a persisted catalog run (issue
+		// 12); the next catalog reuses them.
+		f.viewsTimer = time.AfterFunc(viewsDelay, s.ensureViews)
 	}
 	f.regSnap = s
 	select {

@@ -121,7 +121,7 @@ func newSnapshot(c *events.Catalog, prev *snapshot) *snapshot {
 		}
 	}
 	s.maxURI = maxURIBound(c)
-	if prev != nil {
+	if prev != nil && !prev.cat.Pending {
 		s.viewsOnce.Do(func() { s.buildViews(prev) })
 	}
 	return s

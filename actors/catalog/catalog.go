@@ -794,6 +794,11 @@ func (b *Builder) Run(ctx context.Context) error {
 // made for a newer one, whatever their Seq (scans of two configurations may
 // finish in any order).
 func (b *Builder) takeScan(ev events.SourceScanned) bool {
+	if ev.Partial && b.prev != nil && !b.prev.Pending {
+		// A complete catalog is served (a persisted one): a pending one
+		// must not follow it; the complete scan of this source does.
+		return false
+	}
 	if old, ok := b.scans[ev.Source.ID]; ok && (ev.ConfigSeq < old.ConfigSeq ||
 		ev.ConfigSeq == old.ConfigSeq && ev.Seq <= old.Seq) {
 		return false
@@ -842,7 +847,9 @@ func (b *Builder) persist() {
 		return
 	}
 	for _, src := range b.cfg.Sources {
-		if b.scans[src.ID].Seq == 0 {
+		// A partial scan's pending digests are never persisted: the
+		// complete scan that follows is.
+		if scan := b.scans[src.ID]; scan.Seq == 0 || scan.Partial {
 			return
 		}
 	}
@@ -878,17 +885,25 @@ func (b *Builder) next() *events.Catalog {
 		return nil // the overrides belong with a configuration still to come
 	}
 	current := map[string]events.SourceScanned{}
+	pending := false
 	for _, src := range b.cfg.Sources {
 		scan, ok := b.scans[src.ID]
 		if !ok || scan.ConfigSeq != b.cfg.Seq || scan.Source.Root != src.Root {
 			return nil
 		}
 		current[src.ID] = scan
+		pending = pending || scan.Partial
 	}
-	patched, ok := b.patch(current)
-	if b.patched = ok; ok {
-		return patched
+	if b.prev == nil || b.prev.Pending == pending {
+		patched, ok := b.patch(current)
+		if b.patched = ok; ok {
+			if patched != nil {
+				patched.Pending = pending
+			}
+			return patched
+		}
 	}
+	b.patched = false
 	var version uint64 = 1
 	if b.prev != nil {
 		version = b.prev.Version + 1
@@ -903,7 +918,7 @@ func (b *Builder) next() *events.Catalog {
 	}
 	diags = append(diags, unmatchedOverrides(b.overrides.Overrides, skills)...)
 	b.logDiagnostics(diags)
-	if b.prev != nil && b.prev.Static == b.cfg.Static && sameSkills(b.prev.Skills, skills) && slices.Equal(b.prev.Diagnostics, diags) &&
+	if b.prev != nil && b.prev.Static == b.cfg.Static && b.prev.Pending == pending && sameSkills(b.prev.Skills, skills) && slices.Equal(b.prev.Diagnostics, diags) &&
 		b.prev.ConfigSeq == b.cfg.Seq && b.prev.OverridesSeq == b.overrides.Seq {
 		return nil // a no-op rescan or reconcile tick: no new version
 	}
@@ -912,6 +927,7 @@ func (b *Builder) next() *events.Catalog {
 	// it (events.Catalog.ConfigSeq).
 	cat := events.NewCatalog(version, b.cfg.Static, skills, diags)
 	cat.ConfigSeq, cat.OverridesSeq = b.cfg.Seq, b.overrides.Seq
+	cat.Pending = pending
 	b.prev = cat
 	return cat
 }
