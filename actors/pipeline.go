@@ -100,6 +100,7 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 	hasherIn := inbox(events.TopicSourcesConfigured)
 	hasherChanges := inbox(events.TopicFilesChanged)
 	hasherSynced := inbox(events.TopicSourceSynced)
+	hasherCatalogs := inbox(events.TopicCatalogChanged)
 	wkIn := wellknown.Inboxes{Configured: inbox(events.TopicSourcesConfigured), SyncRequested: inbox(events.TopicSyncRequested)}
 	ghIn := github.Inboxes{Configured: inbox(events.TopicSourcesConfigured), SyncRequested: inbox(events.TopicSyncRequested)}
 	commands := inbox(events.TopicConfigCommand)
@@ -123,7 +124,7 @@ func NewPipeline(ctx context.Context, sub message.Subscriber, pub message.Publis
 		p.runners = append(p.runners, watch.New(watch.Inboxes{Configured: watcherIn}, pub, &wo))
 	}
 	p.runners = append(p.runners,
-		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced}, pub,
+		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced, Catalogs: hasherCatalogs}, pub,
 			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize, CacheDir: o.DigestCache,
 				DeferHashing: true}),
 		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog"), CacheDir: o.DigestCache}),

@@ -21,6 +21,7 @@ const pendingWait = 2 * time.Minute
 // ([Facade.awaitComplete]), so a pending digest never reaches a client.
 var pendingOK = map[string]bool{
 	"initialize":               true,
+	"server/discover":          true,
 	"ping":                     true,
 	"tools/list":               true,
 	"prompts/list":             true,

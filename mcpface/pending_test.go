@@ -81,17 +81,23 @@ func servedDigests(t *testing.T, fx *fixture, v any) int {
 // TestPendingCatalogServesNoPendingDigest is issue 12's "no hashing on
 // the way to initialize", facade side: a pending catalog answers
 // initialize (its instructions name the skills) and the lists of tools
-// and prompts, while skills/list, skills/get, resources/list,
+// and prompts (also server/discover on 2026-07-28), while skills/list, skills/get, resources/list,
 // resources/read (the index, a SKILL.md, a supporting file), load-skill
 // and prompts/get wait for the complete catalog and then serve only
 // digests that match the bytes served (SEP2640-R40); completing the
 // catalog sends no list_changed notification.
 func TestPendingCatalogServesNoPendingDigest(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) { testPendingCatalog(t, era) })
+	}
+}
+
+func testPendingCatalog(t *testing.T, era string) {
 	fx := newFixture(t)
 	synctest.Test(t, func(t *testing.T) {
 		f := newFacade(t, pendingOf(fx), &mcpface.Options{Tools: mcpface.ToolsAlways})
 		c := &counts{got: map[string]int{}}
-		cs := connect(t, f, legacy, &mcp.ClientOptions{
+		cs := connect(t, f, era, &mcp.ClientOptions{
 			ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.add("tools") },
 			PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.add("prompts") },
 			ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.add("resources") },

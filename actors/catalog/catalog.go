@@ -211,6 +211,18 @@ func (m *memo) builtFor(src events.Source, ss *events.ScannedSkill, old *sourceM
 		if o := old.byDir[ss.Dir]; o != nil && !o.unread && sameScanned(&o.ss, ss) {
 			return o
 		}
+		if o := old.byDir[ss.Dir]; o != nil && !o.unread && completes(&o.ss, ss) {
+			// The complete scan after a partial one: the same SKILL.md and
+			// files, digests known now. What was built of the SKILL.md
+			// stands (the files count in it by number and size only).
+			nb := *o
+			nb.ss = *ss
+			nb.ss.SkillMD = nil
+			if nb.ok {
+				nb.sk.Files = ss.Files
+			}
+			return &nb
+		}
 	}
 	m.rebuilt++
 	full := *ss
@@ -342,6 +354,28 @@ func sameScanned(a, b *events.ScannedSkill) bool {
 	}
 	for i := range a.Files {
 		if !sameFile(&a.Files[i], &b.Files[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// completes reports whether b is a, a skill of a partial scan, with the
+// digests of a's pending files known: the same folder and SKILL.md, and
+// the same files by path, size and modification time, each equal or
+// pending in a ([events.SourceScanned.Partial], issue 12).
+func completes(a, b *events.ScannedSkill) bool {
+	if a.Dir != b.Dir || a.RelDir != b.RelDir || a.RealDir != b.RealDir || a.DirID != b.DirID ||
+		len(a.Files) != len(b.Files) || len(a.Files) == 0 || !sameFile(&a.Files[0], &b.Files[0]) {
+		return false
+	}
+	for i := 1; i < len(a.Files); i++ {
+		x, y := &a.Files[i], &b.Files[i]
+		if x.Digest == "" {
+			if x.Path != y.Path || x.DiskName != y.DiskName || x.Size != y.Size || !x.ModTime.Equal(y.ModTime) {
+				return false
+			}
+		} else if !sameFile(x, y) {
 			return false
 		}
 	}

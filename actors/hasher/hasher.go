@@ -69,7 +69,17 @@ type Inboxes struct {
 	// source's cache folder. If nil, a remote source's cache is scanned
 	// only when a configuration arrives.
 	Synced <-chan *message.Message
+	// Catalogs carries catalog.changed. With [Options.DeferHashing], the
+	// complete scans that follow partial ones wait for the first catalog
+	// (at most restWait), so that building it and answering the first
+	// initialize have the machine; the messages are acked unread. If nil,
+	// they start at once.
+	Catalogs <-chan *message.Message
 }
+
+// restWait bounds how long the complete scans after partial ones wait for
+// the first catalog.
+const restWait = 5 * time.Second
 
 // Options configure a [Hasher] or a [Scan]. A nil *Options means defaults.
 type Options struct {
@@ -118,13 +128,17 @@ type Options struct {
 // (BR-35), and with [Options.CacheDir] it persists the cache between
 // starts.
 type Hasher struct {
-	in      <-chan *message.Message
-	changes <-chan *message.Message
-	synced  <-chan *message.Message
-	pub     message.Publisher
-	sc      *scanner
-	log     *slog.Logger
-	seq     atomic.Uint64
+	in       <-chan *message.Message
+	changes  <-chan *message.Message
+	synced   <-chan *message.Message
+	catalogs <-chan *message.Message
+	// cataloged is closed when the first catalog.changed arrives; nil
+	// without Inboxes.Catalogs.
+	cataloged chan struct{}
+	pub       message.Publisher
+	sc        *scanner
+	log       *slog.Logger
+	seq       atomic.Uint64
 	// first is set once a configuration was scanned, or from the start
 	// without Options.DeferHashing: no partial scans.
 	first atomic.Bool
@@ -138,7 +152,10 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Hasher {
 		panic("hasher.New: nil inbox or publisher")
 	}
 	sc := newScanner(opts)
-	h := &Hasher{in: in.Configured, changes: in.Changes, synced: in.Synced, pub: pub, sc: sc, log: sc.log}
+	h := &Hasher{in: in.Configured, changes: in.Changes, synced: in.Synced, catalogs: in.Catalogs, pub: pub, sc: sc, log: sc.log}
+	if in.Catalogs != nil {
+		h.cataloged = make(chan struct{})
+	}
 	h.first.Store(opts == nil || !opts.DeferHashing)
 	return h
 }
@@ -217,13 +234,23 @@ func (h *Hasher) Run(ctx context.Context) error {
 		stopAll()
 		r.wg.Wait()
 	}()
-	in, changes, synced := h.in, h.changes, h.synced
+	in, changes, synced, catalogs := h.in, h.changes, h.synced, h.catalogs
 	for in != nil || changes != nil || synced != nil {
 		select {
 		case <-ctx.Done():
 			return nil
 		case keys := <-r.done:
 			r.finished(keys)
+		case msg, ok := <-catalogs:
+			if !ok {
+				catalogs = nil
+				continue
+			}
+			msg.Ack()
+			if !r.cataloged {
+				r.cataloged = true
+				close(h.cataloged)
+			}
 		case msg, ok := <-in:
 			if !ok {
 				in = nil
@@ -270,6 +297,7 @@ type hashRun struct {
 	pending    map[string]*rescanJob
 	lastChange map[string]uint64 // the last files.changed Seq per source ID
 	lastSync   map[string]uint64 // the last source.synced Seq per source ID
+	cataloged  bool              // a catalog.changed arrived
 }
 
 // configure replaces the configuration with a newer one: every scan still
@@ -416,8 +444,9 @@ const bundledKey = "bundled:"
 // the way to initialize"): a root whose digest cache misses at least
 // deferMin supporting files is published first as a partial scan
 // ([events.SourceScanned.Partial]: every SKILL.md hashed, those files
-// pending), and once every source is published, each partial one is
-// scanned again and published complete.
+// pending), and once every source is published and the first catalog
+// came ([Inboxes.Catalogs]), each partial one is scanned again and
+// published complete.
 func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
 	deferOK := h.first.CompareAndSwap(false, true)
 	var later []events.Source
@@ -441,6 +470,15 @@ func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
 		if !ok {
 			return
 		}
+	}
+	if len(later) > 0 && h.cataloged != nil {
+		wait := time.NewTimer(restWait)
+		select {
+		case <-h.cataloged:
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+		wait.Stop()
 	}
 	for _, src := range later {
 		if holdRest != nil {
@@ -682,7 +720,7 @@ func (s *scanner) scanFirst(ctx context.Context, src events.Source) (events.Sour
 	delete(s.memos, key)
 	s.mu.Unlock()
 	memo := &rootMemo{dc: newDirCache(src.Root)}
-	out, err := s.scanOf(ctx, src, memo, nil, true)
+	out, err := s.scanOf(ctx, src, memo, nil, modeDefer)
 	if err == nil {
 		memo.whole = memo.whole || out.Partial
 		s.mu.Lock()
@@ -706,7 +744,7 @@ func (s *scanner) scanRest(ctx context.Context, src events.Source) (events.Sourc
 		memo = &rootMemo{dc: newDirCache(src.Root)}
 	}
 	memo.whole = true
-	out, err := s.scanOf(ctx, src, memo, nil, false)
+	out, err := s.scanOf(ctx, src, memo, nil, modeRest)
 	if err == nil {
 		s.mu.Lock()
 		s.memos[key] = memo
@@ -722,12 +760,26 @@ func (s *scanner) scanRest(ctx context.Context, src events.Source) (events.Sourc
 // lists the paths (relative to the root) whose digests are recomputed even
 // when size and mtime match, because a watcher saw them written.
 func (s *scanner) scanWith(ctx context.Context, src events.Source, memo *rootMemo, force map[string]bool) (events.SourceScanned, error) {
-	return s.scanOf(ctx, src, memo, force, false)
+	return s.scanOf(ctx, src, memo, force, modeFull)
 }
 
-// scanOf is [scanner.scanWith]; with deferOK set it may return a partial
-// scan ([scanner.scanFirst]).
-func (s *scanner) scanOf(ctx context.Context, src events.Source, memo *rootMemo, force map[string]bool, deferOK bool) (events.SourceScanned, error) {
+// scanMode says how a scan hashes.
+type scanMode int
+
+const (
+	// modeFull hashes every file the digest cache does not hold.
+	modeFull scanMode = iota
+	// modeDefer may leave supporting files pending ([scanner.scanFirst]).
+	modeDefer
+	// modeRest is modeFull with a quarter of the workers (one at least):
+	// the complete scan after a partial one runs while the first catalog
+	// is built and the first requests are answered, and leaves them the
+	// rest of the machine.
+	modeRest
+)
+
+// scanOf is [scanner.scanWith], hashing as mode says.
+func (s *scanner) scanOf(ctx context.Context, src events.Source, memo *rootMemo, force map[string]bool, mode scanMode) (events.SourceScanned, error) {
 	out := events.SourceScanned{Source: src}
 	start := time.Now() // before any stat: see racySlack
 	var dc *dirCache
@@ -769,7 +821,7 @@ func (s *scanner) scanOf(ctx context.Context, src events.Source, memo *rootMemo,
 	if w.reused > 0 {
 		removed = memo.staleFiles()
 	}
-	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force, start, removed, w.reused > 0, deferOK && rootKey != bundledKey)
+	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force, start, removed, w.reused > 0, mode)
 	if err != nil {
 		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
 	}
@@ -905,11 +957,11 @@ type hashJob struct {
 // cache is the old one without the removed files, with the result; it is
 // marked for flush only when it gained durable entries (one an edit made
 // stale is keyed by what changed, so the file on disk stays true). start
-// is when the scan began, before any stat. With deferOK set, when at
+// is when the scan began, before any stat. With mode modeDefer, when at
 // least deferMin supporting files miss the cache, they are not read but
 // listed in the result's pending (and left out of the new cache). It
 // returns an error only when ctx is done.
-func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool, start time.Time, removed []string, part, deferOK bool) (hashResult, error) {
+func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool, start time.Time, removed []string, part bool, mode scanMode) (hashResult, error) {
 	old := s.entries(rootKey)
 	r := hashResult{fresh: make(map[string]cacheEntry, len(order)), failed: map[string]error{}, contents: map[string][]byte{}}
 	var misses []string
@@ -927,7 +979,7 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 		}
 		misses = append(misses, p)
 	}
-	if deferOK && !part {
+	if mode == modeDefer && !part && rootKey != bundledKey {
 		misses = r.deferFiles(wants, misses)
 	}
 	var jobs []*hashJob
@@ -949,7 +1001,11 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 	racy := start.Add(-racySlack).UnixNano()
 	var mu sync.Mutex // guards r
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.workers)
+	if mode == modeRest {
+		g.SetLimit(max(1, s.workers/4))
+	} else {
+		g.SetLimit(s.workers)
+	}
 	for _, j := range jobs {
 		g.Go(func() error {
 			var root *os.Root
