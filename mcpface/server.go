@@ -407,7 +407,11 @@ func (f *Facade) newer(version uint64) *snapshot {
 // decisions. With [Options.Static] the
 // tools and prompts stay as the first catalog registered them; resources
 // keep tracking the catalog. A new version with the same content sends
-// nothing.
+// nothing. A pending catalog ([events.Catalog.Pending], issue 12) is
+// taken only while no complete one is served: it answers initialize,
+// while every request that serves a digest or a file waits for the
+// complete one (pending.go), and completing it sends no resources
+// list_changed (no client was served its resource list).
 //
 // The new catalog is readable by every request that starts after the swap;
 // registrations and notifications follow it, so a client never hears of a

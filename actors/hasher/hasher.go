@@ -198,7 +198,8 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 	return out, err
 }
 
-// Run handles sources.configured and files.changed messages until ctx is
+// Run handles sources.configured and files.changed messages (and
+// catalog.changed, see [Inboxes.Catalogs]) until ctx is
 // done or every inbox is closed, then returns nil after the scans it
 // started have stopped. Each message is decoded and acked at once (exactly
 // once, never nacked, through [events.Receive]); scans run in goroutines Run
@@ -440,8 +441,8 @@ func cacheKey(src events.Source) string {
 const bundledKey = "bundled:"
 
 // scanAll scans and publishes every served source of cfg in order. With
-// [Options.DeferHashing], the first configuration of a Run may defer hashing (issue 12, "no hashing on
-// the way to initialize"): a root whose digest cache misses at least
+// [Options.DeferHashing], the first configuration of a Run may defer
+// hashing (issue 12, "no hashing on the way to initialize"): a root whose digest cache misses at least
 // deferMin supporting files is published first as a partial scan
 // ([events.SourceScanned.Partial]: every SKILL.md hashed, those files
 // pending), and once every source is published and the first catalog
