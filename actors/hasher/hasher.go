@@ -772,10 +772,10 @@ const (
 	modeFull scanMode = iota
 	// modeDefer may leave supporting files pending ([scanner.scanFirst]).
 	modeDefer
-	// modeRest is modeFull with a quarter of the workers (one at least):
-	// the complete scan after a partial one runs while the first catalog
-	// is built and the first requests are answered, and leaves them the
-	// rest of the machine.
+	// modeRest is modeFull with half the workers (one at least): the
+	// complete scan after a partial one runs while the first initialize
+	// and the first requests are answered, and leaves them part of the
+	// machine.
 	modeRest
 )
 
@@ -1003,7 +1003,7 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 	var mu sync.Mutex // guards r
 	g, gctx := errgroup.WithContext(ctx)
 	if mode == modeRest {
-		g.SetLimit(max(1, s.workers/4))
+		g.SetLimit(max(1, s.workers/2))
 	} else {
 		g.SetLimit(s.workers)
 	}
