@@ -150,6 +150,7 @@ func newProducers(ctx context.Context, sub message.Subscriber, pub message.Publi
 	hasherIn := inbox(events.TopicSourcesConfigured)
 	hasherChanges := inbox(events.TopicFilesChanged)
 	hasherSynced := inbox(events.TopicSourceSynced)
+	hasherCatalogs := inbox(events.TopicCatalogChanged)
 	wkIn := wellknown.Inboxes{Configured: inbox(events.TopicSourcesConfigured), SyncRequested: inbox(events.TopicSyncRequested)}
 	ghIn := github.Inboxes{Configured: inbox(events.TopicSourcesConfigured), SyncRequested: inbox(events.TopicSyncRequested)}
 	commands := inbox(events.TopicConfigCommand)
@@ -178,9 +179,13 @@ func newProducers(ctx context.Context, sub message.Subscriber, pub message.Publi
 		wo.Logger = log.With("actor", "watcher")
 		runners = append(runners, watch.New(watch.Inboxes{Configured: watcherIn}, pub, &wo))
 	}
+	// A first start hashes supporting files after the first catalog is
+	// served (issue 12) — not on a cluster leader, whose catalogs go to
+	// every replica and must carry every digest (issue 16).
 	runners = append(runners,
-		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced}, pub,
-			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize, CacheDir: o.DigestCache}),
+		hasher.New(hasher.Inboxes{Configured: hasherIn, Changes: hasherChanges, Synced: hasherSynced, Catalogs: hasherCatalogs}, pub,
+			&hasher.Options{Bundled: o.Bundled, Logger: log.With("actor", "hasher"), MaxFileSize: o.MaxFileSize, MaxSkillMDSize: o.MaxSkillMDSize, CacheDir: o.DigestCache,
+				DeferHashing: o.Cluster == nil}),
 		catalog.New(catalogIn, pub, &catalog.Options{Logger: log.With("actor", "catalog"), CacheDir: catalogCache}),
 		wellknown.New(wkIn, pub, &wellknown.Options{Config: cfg.WellKnown, HTTPClient: o.HTTPClient, Backoff: o.RetryBackoff, Logger: log.With("actor", "well-known")}),
 		github.New(ghIn, pub, &github.Options{Config: cfg.GitHub, HTTPClient: o.HTTPClient, Logger: log.With("actor", "github")}),

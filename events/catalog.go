@@ -114,6 +114,13 @@ type Catalog struct {
 	// Diagnostics are every finding about the served sources, hasher and
 	// catalog builder alike, for `skilljack-mcp validate`.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// Pending is set on a catalog built from a partial scan
+	// ([SourceScanned.Partial]): some supporting files have no digest yet
+	// (empty [File.Digest]). Names, descriptions and SKILL.md digests are
+	// final; a consumer that serves digests or files waits for a catalog
+	// without it. The catalog builder publishes pending catalogs only
+	// before its first complete one and never persists them.
+	Pending bool `json:"pending,omitempty"`
 
 	idx *catalogIndex
 }

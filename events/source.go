@@ -113,7 +113,9 @@ type File struct {
 	// it differs from Path (a lower-case "skill.md"). Empty otherwise.
 	DiskName string `json:"disk_name,omitempty"`
 	// Digest is "sha256:" followed by 64 lowercase hex digits of the raw
-	// bytes (SEP2640-R40).
+	// bytes (SEP2640-R40). Empty means pending: a supporting file of a
+	// partial scan ([SourceScanned.Partial]) not hashed yet, whose MIME and
+	// Text are empty too; a SKILL.md always has its digest.
 	Digest string `json:"digest"`
 	// Size is the length of the raw bytes.
 	Size int64 `json:"size"`
@@ -236,4 +238,10 @@ type SourceScanned struct {
 	// Hashed counts the files whose bytes were read and hashed in this scan;
 	// the rest came from the digest cache.
 	Hashed int `json:"hashed"`
+	// Partial is set on a scan that left supporting files pending (empty
+	// [File.Digest]): the first scan of a root with a cold digest cache
+	// hashes only the SKILL.md files, so that the first catalog comes
+	// without waiting for every file to be read (issue 12). A complete scan
+	// of the same source follows.
+	Partial bool `json:"partial,omitempty"`
 }

@@ -130,8 +130,8 @@ func (l *fastLane) answer(w *wire, line []byte) []byte {
 		return nil
 	}
 	s := f.current()
-	if s == nil {
-		return nil
+	if s == nil || s.cat.Pending && waitsForDigests(r.method) {
+		return nil // the SDK's path waits for a complete catalog
 	}
 	out := l.respond(s, r)
 	if out != nil {

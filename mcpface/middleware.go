@@ -92,6 +92,13 @@ func (f *Facade) logMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 // tools from clients that load skills themselves (--tools=auto).
 func (f *Facade) featureMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if s := f.current(); s != nil && s.cat.Pending && waitsForDigests(method) {
+			// A pending catalog (issue 12) answers names and descriptions
+			// only: everything that serves a digest or a file waits.
+			if err := f.awaitComplete(ctx); err != nil {
+				return nil, err
+			}
+		}
 		switch method {
 		case "tools/list", "tools/call", "prompts/list", "prompts/get":
 			// Wait out a catalog swap in progress: its tools and prompts

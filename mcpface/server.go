@@ -416,7 +416,11 @@ func (f *Facade) newer(version uint64) *snapshot {
 // decisions. With [Options.Static] the
 // tools and prompts stay as the first catalog registered them; resources
 // keep tracking the catalog. A new version with the same content sends
-// nothing.
+// nothing. A pending catalog ([events.Catalog.Pending], issue 12) is
+// taken only while no complete one is served: it answers initialize,
+// while every request that serves a digest or a file waits for the
+// complete one (pending.go), and completing it sends no resources
+// list_changed (no client was served its resource list).
 //
 // The new catalog is readable by every request that starts after the swap;
 // registrations and notifications follow it, so a client never hears of a
@@ -427,7 +431,9 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	if c == nil {
 		return false
 	}
-	if old := f.snap.Load(); old != nil && old.cat.Version >= c.Version {
+	if old := f.snap.Load(); old != nil && (old.cat.Version >= c.Version || c.Pending && !old.cat.Pending) {
+		// A pending catalog never follows a complete one: requests that
+		// waited for a complete catalog read the current one after.
 		return false
 	}
 	s := newSnapshot(c, f.snap.Load())
@@ -440,7 +446,7 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 	defer f.regMu.Unlock()
 	for {
 		old := f.snap.Load()
-		if old != nil && old.cat.Version >= c.Version {
+		if old != nil && (old.cat.Version >= c.Version || c.Pending && !old.cat.Pending) {
 			return false
 		}
 		if f.snap.CompareAndSwap(old, s) {
@@ -717,13 +723,17 @@ func (f *Facade) syncLocked() {
 	// resources/read are answered from the snapshot.
 	if first {
 		srv.AddResource(indexResource(), f.readResourceHandler)
-		// The first snapshot's views are built a moment after the first
-		// initialize, not before it, nor while the first requests and the
-		// revalidation of a persisted catalog run (issue 12); the next
-		// catalog reuses them.
-		f.viewsTimer = time.AfterFunc(viewsDelay, s.ensureViews)
-	} else if !sameResources(f.regSnap, s) {
+	} else if !f.regSnap.cat.Pending && !sameResources(f.regSnap, s) {
+		// (No client was served a pending catalog's resources/list:
+		// completing it is no change, issue 12.)
 		srv.AddResource(indexResource(), f.readResourceHandler)
+	}
+	if f.viewsTimer == nil && !s.cat.Pending {
+		// The first complete snapshot's views are built a moment after
+		// the first initialize, not before it, nor while the first
+		// requests and the revalidation of a persisted catalog run (issue
+		// 12); the next catalog reuses them.
+		f.viewsTimer = time.AfterFunc(viewsDelay, s.ensureViews)
 	}
 	f.regSnap = s
 	select {

@@ -117,6 +117,7 @@ func (k *viewKey) same(o *viewKey) bool {
 // neither nested in another skill nor holding one, in prev or in c
 // (ownership of nested files then depends on other skills), so that a one-file edit in 10,000
 // skills builds one view, not 40,000 resources (issue 12: edit latency).
+// A pending prev (whose views no client was served) counts as none.
 //
 // The first snapshot (prev nil) leaves its views to its first use
 // ([snapshot.ensureViews]): at 10,000 skills they are 40,000 resources,
@@ -132,7 +133,7 @@ func newSnapshot(c *events.Catalog, prev *snapshot) *snapshot {
 		}
 	}
 	s.maxURI = maxURIBound(c)
-	if prev != nil {
+	if prev != nil && !prev.cat.Pending {
 		s.viewsOnce.Do(func() { s.buildViews(prev) })
 	}
 	return s

@@ -212,6 +212,18 @@ func (m *memo) builtFor(src events.Source, ss *events.ScannedSkill, old *sourceM
 		if o := old.byDir[ss.Dir]; o != nil && !o.unread && sameScanned(&o.ss, ss) {
 			return o
 		}
+		if o := old.byDir[ss.Dir]; o != nil && !o.unread && completes(&o.ss, ss) {
+			// The complete scan after a partial one: the same SKILL.md and
+			// files, digests known now. What was built of the SKILL.md
+			// stands (the files count in it by number and size only).
+			nb := *o
+			nb.ss = *ss
+			nb.ss.SkillMD = nil
+			if nb.ok {
+				nb.sk.Files = ss.Files
+			}
+			return &nb
+		}
 	}
 	m.rebuilt++
 	full := *ss
@@ -343,6 +355,28 @@ func sameScanned(a, b *events.ScannedSkill) bool {
 	}
 	for i := range a.Files {
 		if !sameFile(&a.Files[i], &b.Files[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// completes reports whether b is a, a skill of a partial scan, with the
+// digests of a's pending files known: the same folder and SKILL.md, and
+// the same files by path, size and modification time, each equal or
+// pending in a ([events.SourceScanned.Partial], issue 12).
+func completes(a, b *events.ScannedSkill) bool {
+	if a.Dir != b.Dir || a.RelDir != b.RelDir || a.RealDir != b.RealDir || a.DirID != b.DirID ||
+		len(a.Files) != len(b.Files) || len(a.Files) == 0 || !sameFile(&a.Files[0], &b.Files[0]) {
+		return false
+	}
+	for i := 1; i < len(a.Files); i++ {
+		x, y := &a.Files[i], &b.Files[i]
+		if x.Digest == "" {
+			if x.Path != y.Path || x.DiskName != y.DiskName || x.Size != y.Size || !x.ModTime.Equal(y.ModTime) {
+				return false
+			}
+		} else if !sameFile(x, y) {
 			return false
 		}
 	}
@@ -795,6 +829,11 @@ func (b *Builder) Run(ctx context.Context) error {
 // made for a newer one, whatever their Seq (scans of two configurations may
 // finish in any order).
 func (b *Builder) takeScan(ev events.SourceScanned) bool {
+	if ev.Partial && b.prev != nil && !b.prev.Pending {
+		// A complete catalog is served (a persisted one): a pending one
+		// must not follow it; the complete scan of this source does.
+		return false
+	}
 	if old, ok := b.scans[ev.Source.ID]; ok && (ev.ConfigSeq < old.ConfigSeq ||
 		ev.ConfigSeq == old.ConfigSeq && ev.Seq <= old.Seq) {
 		return false
@@ -843,7 +882,9 @@ func (b *Builder) persist() {
 		return
 	}
 	for _, src := range b.cfg.Sources {
-		if b.scans[src.ID].Seq == 0 {
+		// A partial scan's pending digests are never persisted: the
+		// complete scan that follows is.
+		if scan := b.scans[src.ID]; scan.Seq == 0 || scan.Partial {
 			return
 		}
 	}
@@ -879,17 +920,25 @@ func (b *Builder) next() *events.Catalog {
 		return nil // the overrides belong with a configuration still to come
 	}
 	current := map[string]events.SourceScanned{}
+	pending := false
 	for _, src := range b.cfg.Sources {
 		scan, ok := b.scans[src.ID]
 		if !ok || scan.ConfigSeq != b.cfg.Seq || scan.Source.Root != src.Root {
 			return nil
 		}
 		current[src.ID] = scan
+		pending = pending || scan.Partial
 	}
-	patched, ok := b.patch(current)
-	if b.patched = ok; ok {
-		return patched
+	if b.prev == nil || b.prev.Pending == pending {
+		patched, ok := b.patch(current)
+		if b.patched = ok; ok {
+			if patched != nil {
+				patched.Pending = pending
+			}
+			return patched
+		}
 	}
+	b.patched = false
 	var version uint64 = 1
 	if b.prev != nil {
 		version = b.prev.Version + 1
@@ -904,7 +953,7 @@ func (b *Builder) next() *events.Catalog {
 	}
 	diags = append(diags, unmatchedOverrides(b.overrides.Overrides, skills)...)
 	b.logDiagnostics(diags)
-	if b.prev != nil && b.prev.Static == b.cfg.Static && sameSkills(b.prev.Skills, skills) && slices.Equal(b.prev.Diagnostics, diags) &&
+	if b.prev != nil && b.prev.Static == b.cfg.Static && b.prev.Pending == pending && sameSkills(b.prev.Skills, skills) && slices.Equal(b.prev.Diagnostics, diags) &&
 		b.prev.ConfigSeq == b.cfg.Seq && b.prev.OverridesSeq == b.overrides.Seq {
 		return nil // a no-op rescan or reconcile tick: no new version
 	}
@@ -917,6 +966,7 @@ func (b *Builder) next() *events.Catalog {
 	for id, scan := range current {
 		cat.Scanned[id] = scan.ScannedAt
 	}
+	cat.Pending = pending
 	b.prev = cat
 	return cat
 }

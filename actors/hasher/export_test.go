@@ -21,3 +21,19 @@ func SetRacySlack(t interface{ Cleanup(func()) }, d time.Duration) {
 	racySlack = d
 	t.Cleanup(func() { racySlack = old })
 }
+
+// SetDeferMin sets how many supporting files a root's first scan must miss
+// in its digest cache for their hashing to be deferred, until the test
+// ends.
+func SetDeferMin(t interface{ Cleanup(func()) }, n int) {
+	old := deferMin
+	deferMin = n
+	t.Cleanup(func() { deferMin = old })
+}
+
+// HoldRest makes every complete scan that follows a partial one call hold
+// first, until the test ends.
+func HoldRest(t interface{ Cleanup(func()) }, hold func(context.Context)) {
+	holdRest = hold
+	t.Cleanup(func() { holdRest = nil })
+}

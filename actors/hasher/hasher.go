@@ -69,7 +69,17 @@ type Inboxes struct {
 	// source's cache folder. If nil, a remote source's cache is scanned
 	// only when a configuration arrives.
 	Synced <-chan *message.Message
+	// Catalogs carries catalog.changed. With [Options.DeferHashing], the
+	// complete scans that follow partial ones wait for the first catalog
+	// (at most restWait), so that building it and answering the first
+	// initialize have the machine; the messages are acked unread. If nil,
+	// they start at once.
+	Catalogs <-chan *message.Message
 }
+
+// restWait bounds how long the complete scans after partial ones wait for
+// the first catalog.
+const restWait = 5 * time.Second
 
 // Options configure a [Hasher] or a [Scan]. A nil *Options means defaults.
 type Options struct {
@@ -97,6 +107,14 @@ type Options struct {
 	// needed, safe to delete and may be shared by several processes. If
 	// empty, digests are cached in memory only.
 	CacheDir string
+	// DeferHashing lets [Hasher.Run] publish the first scan of its first
+	// configuration as a partial scan ([events.SourceScanned.Partial]) when
+	// a root's digest cache misses many supporting files (a first start
+	// ever): the SKILL.md files hashed, the other files pending, the
+	// complete scan next, so that the first catalog does not wait for every
+	// file to be read (issue 12). [Hasher.Scan] and [Scan] always scan
+	// completely.
+	DeferHashing bool
 }
 
 // Hasher is the actor that scans sources for skill folders and hashes their
@@ -110,13 +128,20 @@ type Options struct {
 // (BR-35), and with [Options.CacheDir] it persists the cache between
 // starts.
 type Hasher struct {
-	in      <-chan *message.Message
-	changes <-chan *message.Message
-	synced  <-chan *message.Message
-	pub     message.Publisher
-	sc      *scanner
-	log     *slog.Logger
-	seq     atomic.Uint64
+	in       <-chan *message.Message
+	changes  <-chan *message.Message
+	synced   <-chan *message.Message
+	catalogs <-chan *message.Message
+	// cataloged is closed when the first catalog.changed arrives; nil
+	// without Inboxes.Catalogs.
+	cataloged chan struct{}
+	pub       message.Publisher
+	sc        *scanner
+	log       *slog.Logger
+	seq       atomic.Uint64
+	// first is set once a configuration was scanned, or from the start
+	// without Options.DeferHashing: no partial scans.
+	first atomic.Bool
 }
 
 // New returns a hasher reading in and publishing [events.SourceScanned]
@@ -127,7 +152,12 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Hasher {
 		panic("hasher.New: nil inbox or publisher")
 	}
 	sc := newScanner(opts)
-	return &Hasher{in: in.Configured, changes: in.Changes, synced: in.Synced, pub: pub, sc: sc, log: sc.log}
+	h := &Hasher{in: in.Configured, changes: in.Changes, synced: in.Synced, catalogs: in.Catalogs, pub: pub, sc: sc, log: sc.log}
+	if in.Catalogs != nil {
+		h.cataloged = make(chan struct{})
+	}
+	h.first.Store(opts == nil || !opts.DeferHashing)
+	return h
 }
 
 // Scan is [Hasher.Scan] without an actor and without a digest cache kept
@@ -168,7 +198,8 @@ func (h *Hasher) Scan(ctx context.Context, src events.Source) (events.SourceScan
 	return out, err
 }
 
-// Run handles sources.configured and files.changed messages until ctx is
+// Run handles sources.configured and files.changed messages (and
+// catalog.changed, see [Inboxes.Catalogs]) until ctx is
 // done or every inbox is closed, then returns nil after the scans it
 // started have stopped. Each message is decoded and acked at once (exactly
 // once, never nacked, through [events.Receive]); scans run in goroutines Run
@@ -204,13 +235,23 @@ func (h *Hasher) Run(ctx context.Context) error {
 		stopAll()
 		r.wg.Wait()
 	}()
-	in, changes, synced := h.in, h.changes, h.synced
+	in, changes, synced, catalogs := h.in, h.changes, h.synced, h.catalogs
 	for in != nil || changes != nil || synced != nil {
 		select {
 		case <-ctx.Done():
 			return nil
 		case keys := <-r.done:
 			r.finished(keys)
+		case msg, ok := <-catalogs:
+			if !ok {
+				catalogs = nil
+				continue
+			}
+			msg.Ack()
+			if !r.cataloged {
+				r.cataloged = true
+				close(h.cataloged)
+			}
 		case msg, ok := <-in:
 			if !ok {
 				in = nil
@@ -257,6 +298,7 @@ type hashRun struct {
 	pending    map[string]*rescanJob
 	lastChange map[string]uint64 // the last files.changed Seq per source ID
 	lastSync   map[string]uint64 // the last source.synced Seq per source ID
+	cataloged  bool              // a catalog.changed arrived
 }
 
 // configure replaces the configuration with a newer one: every scan still
@@ -398,20 +440,68 @@ func cacheKey(src events.Source) string {
 // few small files embedded in the binary).
 const bundledKey = "bundled:"
 
-// scanAll scans and publishes every served source of cfg in order.
+// scanAll scans and publishes every served source of cfg in order. With
+// [Options.DeferHashing], the first configuration of a Run may defer
+// hashing (issue 12, "no hashing on the way to initialize"): a root whose digest cache misses at least
+// deferMin supporting files is published first as a partial scan
+// ([events.SourceScanned.Partial]: every SKILL.md hashed, those files
+// pending), and once every source is published and the first catalog
+// came ([Inboxes.Catalogs]), each partial one is scanned again and
+// published complete.
 func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
+	deferOK := h.first.CompareAndSwap(false, true)
+	var later []events.Source
 	for _, src := range cfg.Sources {
 		if cacheKey(src) == "" {
 			continue
 		}
-		scan, err := h.sc.scanKeep(ctx, src, nil, true)
+		var scan events.SourceScanned
+		var err error
+		if deferOK {
+			scan, err = h.sc.scanFirst(ctx, src)
+		} else {
+			scan, err = h.sc.scanKeep(ctx, src, nil, true)
+		}
 		ok := h.publish(ctx, cfg.Seq, scan, err)
-		h.sc.flush() // after the publish: the catalog does not wait for the disk
+		if scan.Partial {
+			later = append(later, src)
+		} else {
+			h.sc.flush() // after the publish: the catalog does not wait for the disk
+		}
+		if !ok {
+			return
+		}
+	}
+	if len(later) > 0 && h.cataloged != nil {
+		wait := time.NewTimer(restWait)
+		select {
+		case <-h.cataloged:
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+		wait.Stop()
+	}
+	for _, src := range later {
+		if holdRest != nil {
+			holdRest(ctx)
+		}
+		scan, err := h.sc.scanRest(ctx, src)
+		ok := h.publish(ctx, cfg.Seq, scan, err)
+		h.sc.flush()
 		if !ok {
 			return
 		}
 	}
 }
+
+// holdRest, when set (by tests), is called before each complete scan that
+// follows a partial one, so that a test can look at the partial state.
+var holdRest func(context.Context)
+
+// deferMin is how many supporting files a root's first scan must miss in
+// its digest cache for their hashing to be deferred to a second scan: below
+// it, hashing them costs less than a second catalog version.
+var deferMin = 256
 
 // rescan scans and publishes the source of job.
 func (h *Hasher) rescan(ctx context.Context, job *rescanJob) {
@@ -614,6 +704,56 @@ func (s *scanner) scanKeep(ctx context.Context, src events.Source, changed []str
 	return out, err
 }
 
+// scanFirst is scanKeep's full scan of a root not scanned before by this
+// Run, except that it may leave supporting files unhashed: when at least
+// deferMin of them miss the digest cache, it hashes the SKILL.md files
+// only (and takes every cache hit) and returns a partial scan, whose
+// pending files have an empty Digest, MIME and Text; [scanner.scanRest]
+// then completes it. A partial scan keeps nothing a later scan reuses as
+// it is: the next scan of the root walks every folder again (from the
+// folder cache) and hashes what is still pending.
+func (s *scanner) scanFirst(ctx context.Context, src events.Source) (events.SourceScanned, error) {
+	if src.Kind == events.SourceBundled {
+		return s.scan(ctx, src)
+	}
+	key := cacheKey(src)
+	s.mu.Lock()
+	delete(s.memos, key)
+	s.mu.Unlock()
+	memo := &rootMemo{dc: newDirCache(src.Root)}
+	out, err := s.scanOf(ctx, src, memo, nil, modeDefer)
+	if err == nil {
+		memo.whole = memo.whole || out.Partial
+		s.mu.Lock()
+		s.memos[key] = memo
+		s.mu.Unlock()
+	}
+	return out, err
+}
+
+// scanRest completes the partial scan [scanner.scanFirst] made of src: a
+// whole scan through the folder cache that scan filled (a change since is
+// rescanned after it, as the watcher reports it), hashing every file the
+// digest cache does not hold.
+func (s *scanner) scanRest(ctx context.Context, src events.Source) (events.SourceScanned, error) {
+	key := cacheKey(src)
+	s.mu.Lock()
+	memo := s.memos[key]
+	delete(s.memos, key)
+	s.mu.Unlock()
+	if memo == nil {
+		memo = &rootMemo{dc: newDirCache(src.Root)}
+	}
+	memo.whole = true
+	out, err := s.scanOf(ctx, src, memo, nil, modeRest)
+	if err == nil {
+		s.mu.Lock()
+		s.memos[key] = memo
+		s.mu.Unlock()
+	}
+	return out, err
+}
+
 // scanWith scans src. For a local source, memo (if not nil) holds the file
 // system discovery reads through, so that it answers from memory what no
 // change touched, and the regions of the scan before, reused where no
@@ -621,6 +761,26 @@ func (s *scanner) scanKeep(ctx context.Context, src events.Source, changed []str
 // lists the paths (relative to the root) whose digests are recomputed even
 // when size and mtime match, because a watcher saw them written.
 func (s *scanner) scanWith(ctx context.Context, src events.Source, memo *rootMemo, force map[string]bool) (events.SourceScanned, error) {
+	return s.scanOf(ctx, src, memo, force, modeFull)
+}
+
+// scanMode says how a scan hashes.
+type scanMode int
+
+const (
+	// modeFull hashes every file the digest cache does not hold.
+	modeFull scanMode = iota
+	// modeDefer may leave supporting files pending ([scanner.scanFirst]).
+	modeDefer
+	// modeRest is modeFull with half the workers (one at least): the
+	// complete scan after a partial one runs while the first initialize
+	// and the first requests are answered, and leaves them part of the
+	// machine.
+	modeRest
+)
+
+// scanOf is [scanner.scanWith], hashing as mode says.
+func (s *scanner) scanOf(ctx context.Context, src events.Source, memo *rootMemo, force map[string]bool, mode scanMode) (events.SourceScanned, error) {
 	out := events.SourceScanned{Source: src}
 	start := time.Now() // before any stat: see racySlack
 	var dc *dirCache
@@ -662,11 +822,12 @@ func (s *scanner) scanWith(ctx context.Context, src events.Source, memo *rootMem
 	if w.reused > 0 {
 		removed = memo.staleFiles()
 	}
-	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force, start, removed, w.reused > 0)
+	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force, start, removed, w.reused > 0, mode)
 	if err != nil {
 		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
 	}
-	m := manifests{w: w, fresh: h.fresh, contents: h.contents, failed: h.failed, over: over, reported: map[string]bool{}}
+	out.Partial = len(h.pending) > 0
+	m := manifests{w: w, fresh: h.fresh, contents: h.contents, failed: h.failed, pending: h.pending, over: over, reported: map[string]bool{}}
 	assemble(&out, w, &m, memo)
 	if len(out.Skills) == 0 && src.Kind != events.SourceBundled {
 		out.Diagnostics = append(out.Diagnostics, noSkillDiag(src))
@@ -774,6 +935,9 @@ type hashResult struct {
 	// durable counts the entries of fresh that may be persisted, newly
 	// those of them that were hashed by this scan.
 	durable, newly int
+	// pending holds the supporting files left unhashed (a deferred first
+	// scan), with their listing; they are in neither fresh nor failed.
+	pending map[string]fs.FileInfo
 }
 
 // hashJob is the files of one skill folder a worker hashes, opening the
@@ -794,13 +958,14 @@ type hashJob struct {
 // cache is the old one without the removed files, with the result; it is
 // marked for flush only when it gained durable entries (one an edit made
 // stale is keyed by what changed, so the file on disk stays true). start
-// is when the scan began, before any stat. It returns an error only when
-// ctx is done.
-func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool, start time.Time, removed []string, part bool) (hashResult, error) {
+// is when the scan began, before any stat. With mode modeDefer, when at
+// least deferMin supporting files miss the cache, they are not read but
+// listed in the result's pending (and left out of the new cache). It
+// returns an error only when ctx is done.
+func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool, start time.Time, removed []string, part bool, mode scanMode) (hashResult, error) {
 	old := s.entries(rootKey)
 	r := hashResult{fresh: make(map[string]cacheEntry, len(order)), failed: map[string]error{}, contents: map[string][]byte{}}
-	var jobs []*hashJob
-	byDir := map[string]*hashJob{}
+	var misses []string
 	for _, p := range order {
 		x := wants[p]
 		// A local SKILL.md's bytes are not kept (issue 12): its cached
@@ -813,6 +978,15 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 			}
 			continue
 		}
+		misses = append(misses, p)
+	}
+	if mode == modeDefer && !part && rootKey != bundledKey {
+		misses = r.deferFiles(wants, misses)
+	}
+	var jobs []*hashJob
+	byDir := map[string]*hashJob{}
+	for _, p := range misses {
+		x := wants[p]
 		if x.dir == "" {
 			jobs = append(jobs, &hashJob{paths: []string{p}})
 			continue
@@ -828,7 +1002,11 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 	racy := start.Add(-racySlack).UnixNano()
 	var mu sync.Mutex // guards r
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.workers)
+	if mode == modeRest {
+		g.SetLimit(max(1, s.workers/2))
+	} else {
+		g.SetLimit(s.workers)
+	}
 	for _, j := range jobs {
 		g.Go(func() error {
 			var root *os.Root
@@ -886,6 +1064,28 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 	}
 	s.mu.Unlock()
 	return r, nil
+}
+
+// deferFiles moves the supporting files of misses to r.pending when there
+// are at least deferMin of them, and returns the misses left to hash.
+func (r *hashResult) deferFiles(wants map[string]*want, misses []string) []string {
+	n := 0
+	for _, p := range misses {
+		if !wants[p].need {
+			n++
+		}
+	}
+	if n < deferMin || n == 0 {
+		return misses
+	}
+	r.pending = make(map[string]fs.FileInfo, n)
+	return slices.DeleteFunc(misses, func(p string) bool {
+		if x := wants[p]; !x.need {
+			r.pending[p] = x.info
+			return true
+		}
+		return false
+	})
 }
 
 // entries returns the digest cache of rootKey: the last scan's, else (on
@@ -992,6 +1192,7 @@ type manifests struct {
 	fresh    map[string]cacheEntry
 	contents map[string][]byte
 	failed   map[string]error
+	pending  map[string]fs.FileInfo // supporting files not hashed yet
 	over     overCap
 	reported map[string]bool
 	diags    []events.Diagnostic
@@ -1037,6 +1238,11 @@ func (m *manifests) skill(sk foundSkill) (events.ScannedSkill, bool) {
 			file := m.w.display(f.path)
 			m.report(f.path, events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true, Rule: events.RuleUnreadable,
 				Message: fmt.Sprintf("cannot read %s: %v; left out of the manifest", file, err)})
+			continue
+		}
+		if fi, ok := m.pending[f.path]; ok {
+			// Pending (a partial scan): no digest, MIME type or text flag.
+			ss.Files = append(ss.Files, events.File{Path: f.rel, Size: fi.Size(), ModTime: fi.ModTime()})
 			continue
 		}
 		e := m.fresh[f.path]

@@ -295,11 +295,13 @@ func sameManifest(a, b []events.File) bool {
 }
 
 // fileChanges appends to out the file URIs of prev's skill s whose digest
-// changed or that vanished in next.
+// changed or that vanished in next. A file pending in prev (no digest yet,
+// [events.Catalog.Pending]) and still served in next did not change: no
+// client was served its bytes or digest before (issue 12).
 func fileChanges(out []change, prev, next *events.Catalog, s *events.Skill) []change {
 	for _, f := range s.Files {
 		uri := s.FileURI(f.Path)
-		if ref, ok := next.File(uri); ok && ref.File.Digest == f.Digest {
+		if ref, ok := next.File(uri); ok && (ref.File.Digest == f.Digest || f.Digest == "") {
 			continue
 		}
 		// A nested skill's files are in its parent's manifest too; the

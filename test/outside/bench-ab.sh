@@ -46,6 +46,7 @@ for r in $(seq "$rounds"); do
 		run $v mcpface 'SkillsGet$|ResourcesRead$|SkillsListPage$' 200x X=1
 		run $v test 'StartupToFirstCatalog|SkillsListWalk|EditToNotification$' 10x X=1
 		[[ -d $corpus ]] && run $v test 'EditToNotificationLarge' 10x SKILLJACK_BENCH_CORPUS="$corpus"
+		[[ -d $corpus ]] && run $v test 'StartupLarge/cold' 3x SKILLJACK_BENCH_CORPUS="$corpus"
 		run $v actors/catalog 'BuilderEdit' 20x X=1
 		run $v actors/hasher 'ScanCorpus' 3x X=1
 		run $v actors/hasher 'OneFileChange' 20x X=1
