@@ -171,8 +171,14 @@ func (e *Exporter) listBlobs(ctx context.Context) error {
 }
 
 // export uploads what the cluster lacks of cat and publishes its pointer,
-// unless its snapshot is the current one.
+// unless its snapshot is the current one. A pending catalog (digests still
+// being computed, issue 12) is never exported: replicas serve only
+// catalogs whose every digest is known; the complete one follows.
 func (e *Exporter) export(ctx context.Context, cat *events.Catalog) error {
+	if cat.Pending {
+		e.log.Debug("cluster: pending catalog not exported; the complete one follows", "local_version", cat.Version)
+		return nil
+	}
 	pc := portable(cat)
 	skills, held := e.hold.merge(cat, pc.Skills, e.current)
 	pc = events.NewCatalog(0, pc.Static, skills, pc.Diagnostics)

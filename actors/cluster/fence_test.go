@@ -222,3 +222,30 @@ func TestLeaseLostStepsDown(t *testing.T) {
 		t.Error("OnLeader(false) not called")
 	}
 }
+
+// TestPendingNotExported: a pending catalog (a first start's, digests
+// still being computed, issue 12) is never exported — replicas serve only
+// catalogs whose every digest is known — and the complete one that follows
+// is (issue 16).
+func TestPendingNotExported(t *testing.T) {
+	n, res := openTest(t)
+	ctx := t.Context()
+	exp := exporter(t, n, res, 1, "l")
+	if err := exp.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pending := catalogOf("pending")
+	pending.Pending = true
+	if err := exp.export(ctx, pending); err != nil {
+		t.Fatal(err)
+	}
+	if p, _, _ := lastPointer(ctx, res.pointer, n.n.pointer); p.Version != 0 {
+		t.Fatalf("pending catalog exported as %+v", p)
+	}
+	if err := exp.export(ctx, catalogOf("complete")); err != nil {
+		t.Fatal(err)
+	}
+	if p, _, _ := lastPointer(ctx, res.pointer, n.n.pointer); p.Version != 1 {
+		t.Errorf("complete catalog: last pointer %+v, want version 1", p)
+	}
+}
