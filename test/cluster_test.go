@@ -553,6 +553,10 @@ type prober struct {
 	stop    chan struct{}
 	done    chan struct{}
 
+	// busy is held for each probe, so that pause returns only once no
+	// probe is in flight.
+	busy sync.Mutex
+
 	mu      sync.Mutex
 	last    uint64   // highest catalogVersion seen
 	reasons []string // the first failures
@@ -593,18 +597,32 @@ func (p *prober) run() {
 			return
 		case <-tick.C:
 		}
-		if !p.enabled.Load() {
-			continue
+		p.busy.Lock()
+		if p.enabled.Load() {
+			p.probeAndCount(i % 4)
 		}
-		p.probes.Add(1)
-		if why := p.probeOnce(i % 4); why != "" {
-			p.failed.Add(1)
-			p.mu.Lock()
-			if len(p.reasons) < 5 {
-				p.reasons = append(p.reasons, time.Now().Format("15:04:05.000")+" "+why)
-			}
-			p.mu.Unlock()
+		p.busy.Unlock()
+	}
+}
+
+// pause stops probing p's replica and returns once no probe of it is in
+// flight, so that stopping the replica next fails no probe.
+func (p *prober) pause() {
+	p.enabled.Store(false)
+	p.busy.Lock()
+	p.busy.Unlock()
+}
+
+// probeAndCount probes once and counts the probe and its failure.
+func (p *prober) probeAndCount(kind int) {
+	p.probes.Add(1)
+	if why := p.probeOnce(kind); why != "" {
+		p.failed.Add(1)
+		p.mu.Lock()
+		if len(p.reasons) < 5 {
+			p.reasons = append(p.reasons, time.Now().Format("15:04:05.000")+" "+why)
 		}
+		p.mu.Unlock()
 	}
 }
 
@@ -820,7 +838,7 @@ func TestClusterRollingUpdate(t *testing.T) {
 	ps := startProbers(t, c.replicas)
 	for i, r := range c.replicas {
 		time.Sleep(300 * time.Millisecond) // probes of all three between two restarts
-		ps[i].enabled.Store(false)
+		ps[i].pause()
 		r.stop(syscall.SIGTERM)
 		r.start()
 		first := firstServed(t, r)
