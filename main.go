@@ -216,6 +216,9 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	if set.Cluster.URL != "" && !set.HTTP && cmd.name == "" {
 		return &exitError{2, errors.New("--cluster (SKILLJACK_CLUSTER_URL) needs the HTTP transport: add --http[=PORT]; a stdio server has one client and no replicas")}
 	}
+	if err := refusedSetting(warnings, set.Cluster.URL != "" && cmd.name == ""); err != nil {
+		return err
+	}
 	switch cmd.name {
 	case "validate":
 		return validate(ctx, set, refused, cmd, stdout, log)
@@ -815,4 +818,21 @@ func digestCacheDir(cfg config.Config) string {
 		return ""
 	}
 	return filepath.Join(filepath.Dir(cfg.WellKnown.CacheDir), ".digests")
+}
+
+// refusedSetting returns a usage error (exit 2) for the first warning about
+// a setting that refuses an unusable value ([config.Setting.Refuse]: the
+// cluster name and lease), when the server is about to join a cluster
+// (clustered); nil otherwise. A mistyped cluster name must not join the
+// default cluster and replace its catalog (issue 16).
+func refusedSetting(warnings []config.Warning, clustered bool) error {
+	if !clustered {
+		return nil
+	}
+	for _, w := range warnings {
+		if w.Refuse {
+			return &exitError{2, errors.New(w.Message)}
+		}
+	}
+	return nil
 }

@@ -342,3 +342,24 @@ func TestRunClusterNeedsHTTP(t *testing.T) {
 		t.Errorf("run = %v, want exit 2 naming the HTTP transport", err)
 	}
 }
+
+// TestRunClusterRefusesBadNameOrLease: an unusable --cluster-name or
+// --cluster-lease refuses to start (exit 2, naming the value's flag)
+// instead of joining the default cluster or using the default lease — a
+// mistyped name must not replace another deployment's catalog (issue 16;
+// found by a fresh-user trial). Without --cluster they are only warnings.
+func TestRunClusterRefusesBadNameOrLease(t *testing.T) {
+	for _, bad := range []string{"--cluster-name=stag.ing", "--cluster-lease=100ms", "--cluster-lease=abc"} {
+		var out, errs lockedBuffer
+		env := map[string]string{"HOME": t.TempDir()}
+		err := run(t.Context(), []string{"--http=0", "--cluster=nats://127.0.0.1:1", bad, t.TempDir()}, io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, &errs, func(k string) string { return env[k] })
+		var ee *exitError
+		flag, _, _ := strings.Cut(bad, "=")
+		if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), flag) || !strings.Contains(err.Error(), "refusing to start") {
+			t.Errorf("%s: run = %v, want exit 2 naming %s", bad, err, flag)
+		}
+	}
+	if err := refusedSetting([]config.Warning{{Message: "--cluster-name x is not a cluster name; refusing to start", Refuse: true}}, false); err != nil {
+		t.Errorf("without --cluster: refusedSetting = %v, want nil", err)
+	}
+}

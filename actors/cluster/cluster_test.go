@@ -399,6 +399,11 @@ func TestClusterStartsBeforeNATS(t *testing.T) {
 	waitFor(t, 10*time.Second, "the cannot-reach line", func() bool {
 		return strings.Contains(a.logs.String(), "cannot reach NATS JetStream; serving nothing")
 	})
+	// Said at once, not after a JetStream request timed out a lease later
+	// (fresh-user trial: 12 s of silence with the default 15 s lease).
+	if !strings.Contains(a.logs.String(), "not connected to NATS") {
+		t.Errorf("the cannot-reach line does not say the connection is down:\n%s", a.logs.String())
+	}
 	resp, err := http.Get(a.url + "/healthz")
 	if err != nil {
 		t.Fatal(err)

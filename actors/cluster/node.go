@@ -125,9 +125,7 @@ func (n *Node) open(ctx context.Context) (*resources, error) {
 	}
 	warned := false
 	for {
-		octx, cancel := context.WithTimeout(ctx, n.opts.Lease)
-		res, err := ensure(octx, js, n.n, n.opts.Lease)
-		cancel()
+		res, err := n.tryEnsure(ctx, js)
 		if err == nil {
 			if warned {
 				n.log.Info("cluster: NATS reached")
@@ -144,6 +142,19 @@ func (n *Node) open(ctx context.Context) (*resources, error) {
 		case <-time.After(reconnectWait):
 		}
 	}
+}
+
+// tryEnsure opens or creates the cluster's JetStream resources once,
+// waiting at most a lease. While the connection is down it fails at once
+// rather than wait that long, so that the first warning is not a lease late
+// and retries follow every reconnectWait.
+func (n *Node) tryEnsure(ctx context.Context, js jetstream.JetStream) (*resources, error) {
+	if !n.nc.IsConnected() {
+		return nil, fmt.Errorf("not connected to NATS (%s)", n.nc.Status())
+	}
+	octx, cancel := context.WithTimeout(ctx, n.opts.Lease)
+	defer cancel()
+	return ensure(octx, js, n.n, n.opts.Lease)
 }
 
 // wmLogger is watermill's logger over log, its Info lowered to Debug.

@@ -53,7 +53,7 @@ func clusterSettings() []Setting {
 			parse: textParser{trim: true}, set: to(func(s *Settings) *string { return &s.Cluster.URL })},
 		{Flag: "--cluster-name", Arg: "NAME", Env: []string{"SKILLJACK_CLUSTER_NAME"}, Default: DefaultClusterName, Table: TableServe,
 			Doc:   "the cluster's namespace in NATS (letters, digits, `-`, `_`): every bucket and stream name is derived from it, so two deployments can share one NATS",
-			Usage: "the cluster's namespace in NATS",
+			Usage: "the cluster's namespace in NATS", Refuse: true,
 			parse: clusterNameParser{}, set: to(func(s *Settings) *string { return &s.Cluster.Name })},
 		{Flag: "--cluster-creds", Arg: "FILE", Env: []string{"SKILLJACK_CLUSTER_CREDS"}, DefaultDoc: "none", Table: TableServe,
 			Doc:   "NATS credentials file (JWT and NKey seed)",
@@ -77,7 +77,7 @@ func clusterSettings() []Setting {
 			parse: textParser{trim: true}, set: to(func(s *Settings) *string { return &s.Cluster.TLSKey })},
 		{Flag: "--cluster-lease", Arg: "DURATION", Env: []string{"SKILLJACK_CLUSTER_LEASE"}, Default: DefaultClusterLease.String(), DefaultDoc: "`15s`", Table: TableServe,
 			Doc:   "the leader lease (a Go duration, at least `300ms`), renewed every third of it: a leader that crashed is replaced within about this long",
-			Usage: "leader lease, renewed every third of it",
+			Usage: "leader lease, renewed every third of it", Refuse: true,
 			parse: durationParser{min: MinClusterLease}, set: to(func(s *Settings) *time.Duration { return &s.Cluster.Lease })},
 	}
 }

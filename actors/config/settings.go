@@ -115,6 +115,9 @@ type Warning struct {
 	// UnknownFlag is the flag the warning says is unknown, "" otherwise:
 	// validate and list refuse it as a usage error.
 	UnknownFlag string
+	// Refuse is set when the value is of a [Setting.Refuse] setting: the
+	// server does not start (exit 2) rather than use the default.
+	Refuse bool
 }
 
 // Tables of the README a [Setting] is listed in.
@@ -162,6 +165,10 @@ type Setting struct {
 	Table string
 	// Secret values are never quoted in a warning.
 	Secret bool
+	// Refuse makes an unusable value a refusal to start ([Warning.Refuse])
+	// instead of the default: where a default would quietly do harm (a
+	// mistyped --cluster-name joining the default cluster, issue 16).
+	Refuse bool
 
 	parse       parser
 	set         func(*Settings, any, origin)
@@ -769,12 +776,14 @@ func settingWarning(s Setting, c raw, problem string, kept bool) Warning {
 	case kept || strings.Contains(problem, "; "):
 	case s.fallThrough:
 		msg += "; ignored"
+	case s.Refuse:
+		msg += "; refusing to start"
 	case s.Default != "":
 		msg += "; using the default (" + s.Default + ")"
 	default:
 		msg += "; using the default"
 	}
-	w := Warning{Message: msg}
+	w := Warning{Message: msg, Refuse: s.Refuse && !kept}
 	if !s.Secret {
 		v := c.text
 		if c.list != nil {
