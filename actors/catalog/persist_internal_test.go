@@ -1,7 +1,10 @@
 package catalog
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +30,7 @@ func TestPersistedRoundTripAndMalformed(t *testing.T) {
 				NoFM: true, Diag: &events.Diagnostic{File: "/l/b/SKILL.md", Level: events.LevelError, Message: "skipped"}},
 		},
 	}}}
-	data, err := encodePersisted(p)
+	data, err := encodePersisted(p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,4 +56,45 @@ func flip(b []byte, i int) []byte {
 	c := append([]byte(nil), b...)
 	c[i] ^= 0xff
 	return c
+}
+
+// TestPersistedEncodeSizeHint checks that a catalog encoded with the size
+// of the file before as its hint is encoded without growing its buffer
+// (issue 12: the doublings of a 12 MB buffer lifted the peak RSS of a warm
+// start whose revalidation found a change), and that the hint changes no
+// byte of the file.
+func TestPersistedEncodeSizeHint(t *testing.T) {
+	src := events.Source{ID: "0", Kind: events.SourceLocal, Location: "/l", Root: "/l", Prefix: "l"}
+	desc := strings.Repeat("d", 600)
+	scan := persistedScan{}
+	for i := range 4000 {
+		name := fmt.Sprintf("s%05d", i)
+		scan.Skills = append(scan.Skills, persistedSkill{
+			Scanned: events.ScannedSkill{Dir: "/l/" + name, RelDir: name,
+				Files: []events.File{{Path: "SKILL.md", Digest: "sha256:00", Size: 3, MIME: "text/markdown", Text: true}}},
+			OK: true, QualifiedName: "l__" + name, Name: name, Description: desc, SkillPath: "l/" + name, URI: "skill://l/" + name + "/SKILL.md", Listed: true})
+	}
+	p := &persisted{Sources: []events.Source{src}, Scans: []persistedScan{scan}}
+	first, err := encodePersisted(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) < 2<<20 {
+		t.Fatalf("the catalog encodes to %d bytes; the test needs more than 2 MiB", len(first))
+	}
+	hinted, err := encodePersisted(p, len(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first, hinted) {
+		t.Fatal("the size hint changed the encoded bytes")
+	}
+	if want := len(first) + len(first)/8 + sha256.Size; cap(hinted) != want {
+		t.Errorf("encoded with the hint %d: buffer capacity %d, want %d (it grew)", len(first), cap(hinted), want)
+	}
+	without := testing.AllocsPerRun(3, func() { _, _ = encodePersisted(p, 0) })
+	with := testing.AllocsPerRun(3, func() { _, _ = encodePersisted(p, len(first)) })
+	if with+2 > without {
+		t.Errorf("allocations per encoding: %v with the hint, %v without; want at least the 2 doublings fewer", with, without)
+	}
 }
