@@ -540,6 +540,14 @@ func warmUp(c config, s server) error {
 		return fmt.Errorf("%w (stderr in %s)", err, logf)
 	}
 	progress("%s %s warm-up: spawn → initialize %s", c.label, s.name, fmtDur(d))
+	// One full walk before the exit: a first start answers skills/list
+	// once every file is hashed and its caches are written, so that the
+	// first measured "warm" start is warm (a warm-up that left right after
+	// initialize left no persisted catalog behind).
+	if _, _, _, _, err := p.walk(); err != nil {
+		p.kill()
+		return fmt.Errorf("warm-up walk: %w (stderr in %s)", err, logf)
+	}
 	_, err = stop(c, p)
 	return err
 }
