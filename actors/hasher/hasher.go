@@ -965,7 +965,27 @@ type hashJob struct {
 func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, order []string, force map[string]bool, start time.Time, removed []string, part bool, mode scanMode) (hashResult, error) {
 	old := s.entries(rootKey)
 	r := hashResult{fresh: make(map[string]cacheEntry, len(order)), failed: map[string]error{}, contents: map[string][]byte{}}
-	var misses []string
+	misses := r.cacheHits(old, rootKey, wants, order, force)
+	if mode == modeDefer && !part && rootKey != bundledKey {
+		misses = r.deferFiles(wants, misses)
+	}
+	limit := s.workers
+	if mode == modeRest {
+		limit = max(1, s.workers/2)
+	}
+	if err := r.hashJobs(ctx, fsys, rootKey, wants, hashJobsOf(wants, misses), start.Add(-racySlack).UnixNano(), limit); err != nil {
+		return r, err
+	}
+	if err := ctx.Err(); err != nil {
+		return r, err
+	}
+	s.store(rootKey, old, &r, removed, part)
+	return r, nil
+}
+
+// cacheHits puts into r.fresh every file of order whose cached entry in
+// old still matches it (and is not forced), and returns the others.
+func (r *hashResult) cacheHits(old *digests, rootKey string, wants map[string]*want, order []string, force map[string]bool) (misses []string) {
 	for _, p := range order {
 		x := wants[p]
 		// A local SKILL.md's bytes are not kept (issue 12): its cached
@@ -980,9 +1000,12 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 		}
 		misses = append(misses, p)
 	}
-	if mode == modeDefer && !part && rootKey != bundledKey {
-		misses = r.deferFiles(wants, misses)
-	}
+	return misses
+}
+
+// hashJobsOf groups misses into jobs: one per skill folder (opened once),
+// and one per file outside any.
+func hashJobsOf(wants map[string]*want, misses []string) []*hashJob {
 	var jobs []*hashJob
 	byDir := map[string]*hashJob{}
 	for _, p := range misses {
@@ -999,14 +1022,16 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 		}
 		j.paths = append(j.paths, p)
 	}
-	racy := start.Add(-racySlack).UnixNano()
+	return jobs
+}
+
+// hashJobs hashes the files of jobs, at most limit jobs at a time, into r;
+// racy is the modification time (Unix nanoseconds) from which an entry is
+// not durable. It returns an error only when ctx is done.
+func (r *hashResult) hashJobs(ctx context.Context, fsys fs.FS, rootKey string, wants map[string]*want, jobs []*hashJob, racy int64, limit int) error {
 	var mu sync.Mutex // guards r
 	g, gctx := errgroup.WithContext(ctx)
-	if mode == modeRest {
-		g.SetLimit(max(1, s.workers/2))
-	} else {
-		g.SetLimit(s.workers)
-	}
+	g.SetLimit(limit)
 	for _, j := range jobs {
 		g.Go(func() error {
 			var root *os.Root
@@ -1025,36 +1050,43 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 					ce, err = hashWanted(fsys, root, p, wants[p], racy)
 				}
 				mu.Lock()
-				if err == nil && ce.content != nil && rootKey != bundledKey {
-					// Carried by this scan only, never kept in the cache.
-					r.contents[p], ce.content = ce.content, nil
-				}
-				if err != nil {
-					r.failed[p] = err
-				} else {
-					r.hashed++
-					if ce.durable && ce.content == nil {
-						r.durable++
-						r.newly++
-					}
-					r.fresh[p] = ce
-				}
+				r.record(rootKey, p, ce, err)
 				mu.Unlock()
 			}
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return r, err
+	return g.Wait()
+}
+
+// record notes in r the outcome of hashing the file p.
+func (r *hashResult) record(rootKey, p string, ce cacheEntry, err error) {
+	if err != nil {
+		r.failed[p] = err
+		return
 	}
-	if err := ctx.Err(); err != nil {
-		return r, err
+	if ce.content != nil && rootKey != bundledKey {
+		// Carried by this scan only, never kept in the cache.
+		r.contents[p], ce.content = ce.content, nil
 	}
+	r.hashed++
+	if ce.durable && ce.content == nil {
+		r.durable++
+		r.newly++
+	}
+	r.fresh[p] = ce
+}
+
+// store replaces the cache of rootKey with r's result (with part, old
+// without removed plus r's entries) and marks it for [scanner.flush] when
+// its durable part changed.
+func (s *scanner) store(rootKey string, old *digests, r *hashResult, removed []string, part bool) {
 	next := &digests{base: r.fresh, durable: r.durable}
 	if part {
 		next = old.with(removed, r.fresh)
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.cache[rootKey] = next
 	if s.disk != nil && rootKey != bundledKey {
 		if n, ok := s.persisted[rootKey]; r.newly > 0 || !part && (!ok || n != r.durable) {
@@ -1062,8 +1094,6 @@ func (s *scanner) hashAll(ctx context.Context, fsys fs.FS, rootKey string, wants
 			s.unsaved[rootKey] = next
 		}
 	}
-	s.mu.Unlock()
-	return r, nil
 }
 
 // deferFiles moves the supporting files of misses to r.pending when there
