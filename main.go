@@ -216,7 +216,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	if set.Cluster.URL != "" && !set.HTTP && cmd.name == "" {
 		return &exitError{2, errors.New("--cluster (SKILLJACK_CLUSTER_URL) needs the HTTP transport: add --http[=PORT]; a stdio server has one client and no replicas")}
 	}
-	if err := refusedSetting(warnings, set.Cluster.URL != "" && cmd.name == ""); err != nil {
+	if err := refusedSetting(warnings, cmd.name == ""); err != nil {
 		return err
 	}
 	switch cmd.name {
@@ -822,11 +822,12 @@ func digestCacheDir(cfg config.Config) string {
 
 // refusedSetting returns a usage error (exit 2) for the first warning about
 // a setting that refuses an unusable value ([config.Setting.Refuse]: the
-// cluster name and lease), when the server is about to join a cluster
-// (clustered); nil otherwise. A mistyped cluster name must not join the
-// default cluster and replace its catalog (issue 16).
-func refusedSetting(warnings []config.Warning, clustered bool) error {
-	if !clustered {
+// cluster URL, name and lease), when the server is about to serve
+// (serving); nil otherwise. A mistyped cluster name must not join the
+// default cluster and replace its catalog, nor an empty --cluster= start a
+// replica on its own (issue 16).
+func refusedSetting(warnings []config.Warning, serving bool) error {
+	if !serving {
 		return nil
 	}
 	for _, w := range warnings {

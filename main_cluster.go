@@ -34,7 +34,9 @@ func joinCluster(set config.Settings, log *slog.Logger) (*clusterMember, error) 
 	m := &clusterMember{set: set.Cluster, node: cluster.NodeID()}
 	nc, err := cluster.Connect(set.Cluster, m.node, log)
 	if err != nil {
-		return nil, err
+		// NATS unreachable is retried, not an error: this is the URL,
+		// credentials or TLS files — a usage error.
+		return nil, &exitError{2, err}
 	}
 	m.nc = nc
 	files, err := cluster.NewFileSource(nc, set.Cluster.Name, clusterCacheDir(set.Config, set.Cluster.Name), 0, log)

@@ -349,17 +349,27 @@ func TestRunClusterNeedsHTTP(t *testing.T) {
 // mistyped name must not replace another deployment's catalog (issue 16;
 // found by a fresh-user trial). Without --cluster they are only warnings.
 func TestRunClusterRefusesBadNameOrLease(t *testing.T) {
-	for _, bad := range []string{"--cluster-name=stag.ing", "--cluster-lease=100ms", "--cluster-lease=abc"} {
+	for _, bad := range []string{"--cluster-name=stag.ing", "--cluster-lease=100ms", "--cluster-lease=abc", "--cluster="} {
 		var out, errs lockedBuffer
 		env := map[string]string{"HOME": t.TempDir()}
-		err := run(t.Context(), []string{"--http=0", "--cluster=nats://127.0.0.1:1", bad, t.TempDir()}, io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, &errs, func(k string) string { return env[k] })
+		args := []string{"--http=0", "--cluster=nats://127.0.0.1:1", bad, t.TempDir()}
+		if bad == "--cluster=" { // an empty URL must not start a replica on its own
+			args = []string{"--http=0", bad, t.TempDir()}
+		}
+		err := run(t.Context(), args, io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, &errs, func(k string) string { return env[k] })
 		var ee *exitError
 		flag, _, _ := strings.Cut(bad, "=")
 		if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), flag) || !strings.Contains(err.Error(), "refusing to start") {
 			t.Errorf("%s: run = %v, want exit 2 naming %s", bad, err, flag)
 		}
 	}
+	// A malformed NATS URL is a usage error too.
+	var ee *exitError
+	err := run(t.Context(), []string{"--http=0", "--cluster=not a url", t.TempDir()}, io.NopCloser(strings.NewReader("")), nopWriteCloser{&lockedBuffer{}}, &lockedBuffer{}, func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] })
+	if !errors.As(err, &ee) || ee.code != 2 {
+		t.Errorf("--cluster=not a url: run = %v, want exit 2", err)
+	}
 	if err := refusedSetting([]config.Warning{{Message: "--cluster-name x is not a cluster name; refusing to start", Refuse: true}}, false); err != nil {
-		t.Errorf("without --cluster: refusedSetting = %v, want nil", err)
+		t.Errorf("validate/list (not serving): refusedSetting = %v, want nil", err)
 	}
 }

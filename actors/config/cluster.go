@@ -49,7 +49,7 @@ func clusterSettings() []Setting {
 	return []Setting{
 		{Flag: "--cluster", Arg: "URL", Env: []string{"SKILLJACK_CLUSTER_URL"}, DefaultDoc: "off", Table: TableServe,
 			Doc:   "HTTP only: join a cluster of replicas over NATS JetStream (`nats://host:4222`, comma list for several servers); one leader polls and watches the sources, every replica serves the same catalog version (see \"Running a cluster\")",
-			Usage: "HTTP only: join a cluster of replicas over NATS JetStream",
+			Usage: "HTTP only: join a cluster of replicas over NATS JetStream", Refuse: true,
 			parse: textParser{trim: true}, set: to(func(s *Settings) *string { return &s.Cluster.URL })},
 		{Flag: "--cluster-name", Arg: "NAME", Env: []string{"SKILLJACK_CLUSTER_NAME"}, Default: DefaultClusterName, Table: TableServe,
 			Doc:   "the cluster's namespace in NATS (letters, digits, `-`, `_`): every bucket and stream name is derived from it, so two deployments can share one NATS",

@@ -667,7 +667,11 @@ func parseCommandLine(args []string, table []Setting, exists func(string) bool) 
 		case hasValue && value == "" && s.Optional:
 			warnings = append(warnings, Warning{Message: fmt.Sprintf("flag %s= needs a value in the same argument (%s=%s); using the default", s.Flag, s.Flag, flagArg(s))})
 		case !hasValue || value == "":
-			warnings = append(warnings, Warning{Message: fmt.Sprintf("flag %s needs a value in the same argument (%s=%s); ignored", s.Flag, s.Flag, flagArg(s))})
+			verdict := "ignored"
+			if s.Refuse {
+				verdict = "refusing to start"
+			}
+			warnings = append(warnings, Warning{Message: fmt.Sprintf("flag %s needs a value in the same argument (%s=%s); %s", s.Flag, s.Flag, flagArg(s), verdict), Refuse: s.Refuse})
 			continue
 		}
 		cl.flags[s.Flag] = raw{name: s.Flag, text: value, origin: fromFlag}
