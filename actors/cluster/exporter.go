@@ -27,6 +27,14 @@ import (
 // elected, so this one must stop producing at once.
 var ErrFenced = errors.New("cluster: pointer publish refused: another leader has taken over")
 
+// listWithin bounds listing the object store when a leader claims the
+// cluster: nats.go's ObjectStore.List has no deadline of its own and
+// waits forever for its last entry when its stream was created between
+// its two requests (a NATS that lost its storage, re-created by another
+// replica). A claim that fails steps the leader down; its campaign takes
+// the lease again.
+const listWithin = 10 * time.Second
+
 // retryExport is the pause before exporting again a catalog whose export
 // failed (NATS unreachable, a file changed while uploading).
 const retryExport = time.Second
@@ -46,6 +54,7 @@ type Exporter struct {
 	node       string
 	bundled    fs.FS
 	seen       *atomic.Uint64 // the highest version this replica served; nil: none
+	listWithin time.Duration  // bounds listing the stored blobs; 0: [listWithin]
 	log        *slog.Logger
 
 	// owned by Run
@@ -153,14 +162,20 @@ func (e *Exporter) claim(ctx context.Context) error {
 // names and the snapshot bucket's keys.
 func (e *Exporter) listBlobs(ctx context.Context) error {
 	e.known = map[string]bool{}
-	infos, err := e.res.blobs.List(ctx)
+	within := e.listWithin
+	if within <= 0 {
+		within = listWithin
+	}
+	lctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	infos, err := e.res.blobs.List(lctx)
 	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return fmt.Errorf("listing the object store: %w", err)
 	}
 	for _, info := range infos {
 		e.known[info.Name] = true
 	}
-	keys, err := e.res.snapshots.ListKeys(ctx)
+	keys, err := e.res.snapshots.ListKeys(lctx)
 	if err != nil {
 		return fmt.Errorf("listing the snapshot bucket: %w", err)
 	}

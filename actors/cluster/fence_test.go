@@ -249,3 +249,35 @@ func TestPendingNotExported(t *testing.T) {
 		t.Errorf("complete catalog: last pointer %+v, want version 1", p)
 	}
 }
+
+// stuckList is an object store whose List waits until its context ends,
+// as nats.go's does when the store's stream was created between its two
+// requests.
+type stuckList struct{ jetstream.ObjectStore }
+
+func (stuckList) List(ctx context.Context, _ ...jetstream.ListObjectsOpt) ([]*jetstream.ObjectInfo, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestClaimBoundedWhenListHangs: a new leader whose listing of the object
+// store never ends fails its claim within its bound rather than lead for
+// ever without publishing (issue 16: after nats-server returned with an
+// empty store, a leader took the lease again and then published nothing).
+func TestClaimBoundedWhenListHangs(t *testing.T) {
+	n, res := openTest(t)
+	stuck := *res
+	stuck.blobs = stuckList{res.blobs}
+	e := exporter(t, n, &stuck, 3, "n1")
+	e.listWithin = 200 * time.Millisecond
+	done := make(chan error, 1)
+	go func() { done <- e.claim(t.Context()) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("claim over a List that never ends = %v, want a deadline error", err)
+		}
+	case <-time.After(30 * time.Second): // a bound for the test only: the claim's own is 200 ms
+		t.Fatal("claim still waiting on the object store's List after 30 s")
+	}
+}

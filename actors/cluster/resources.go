@@ -49,15 +49,12 @@ type resources struct {
 // never updated: an update races with consumers being created in the
 // NATS server itself (seen with its race detector). It fails when NATS
 // cannot be reached or has no JetStream.
+//
+// The lease bucket is opened last, so that on a NATS that lost its
+// storage no replica can take the lease (and claim) before the other
+// resources exist again: nats.go's object store List, given a stream
+// created between its two requests, waits forever for its last entry.
 func ensure(ctx context.Context, js jetstream.JetStream, n names, lease time.Duration) (*resources, error) {
-	kv, err := openOrCreate(ctx, n.lease, jetstream.ErrBucketNotFound, jetstream.ErrBucketExists,
-		func(ctx context.Context) (jetstream.KeyValue, error) { return js.KeyValue(ctx, n.lease) },
-		func(ctx context.Context) (jetstream.KeyValue, error) {
-			return js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.lease, TTL: lease, History: 1, Storage: jetstream.FileStorage})
-		})
-	if err != nil {
-		return nil, err
-	}
 	obj, err := openOrCreate(ctx, n.blobs, jetstream.ErrBucketNotFound, jetstream.ErrBucketExists,
 		func(ctx context.Context) (jetstream.ObjectStore, error) { return js.ObjectStore(ctx, n.blobs) },
 		func(ctx context.Context) (jetstream.ObjectStore, error) {
@@ -79,6 +76,14 @@ func ensure(ctx context.Context, js jetstream.JetStream, n names, lease time.Dur
 		func(ctx context.Context) (jetstream.Stream, error) {
 			return js.CreateStream(ctx, jetstream.StreamConfig{Name: n.pointer, Subjects: []string{n.pointer},
 				MaxMsgsPerSubject: pointerHistory, Storage: jetstream.FileStorage})
+		})
+	if err != nil {
+		return nil, err
+	}
+	kv, err := openOrCreate(ctx, n.lease, jetstream.ErrBucketNotFound, jetstream.ErrBucketExists,
+		func(ctx context.Context) (jetstream.KeyValue, error) { return js.KeyValue(ctx, n.lease) },
+		func(ctx context.Context) (jetstream.KeyValue, error) {
+			return js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.lease, TTL: lease, History: 1, Storage: jetstream.FileStorage})
 		})
 	if err != nil {
 		return nil, err
