@@ -486,6 +486,34 @@ const (
 	httpShutdownGrace = 10 * time.Second
 )
 
+// openNotice is how long serveHTTP waits for the first catalog before it
+// says that the port is open but not serving yet (a cluster replica
+// waiting for NATS): with --http=0 the port is known only from the log.
+const openNotice = time.Second
+
+// awaitFirstCatalog logs the start and "listening" lines once the facade
+// serves its first catalog; if that takes over [openNotice], it first logs
+// the URL with a line saying nothing is served yet. It returns nil when
+// ctx is done first, and the server's error if it stops serving.
+func awaitFirstCatalog(ctx context.Context, facade *mcpface.Facade, set config.Settings, url string, served <-chan error, log *slog.Logger) error {
+	notice := time.NewTimer(openNotice)
+	defer notice.Stop()
+	for {
+		select {
+		case <-facade.Ready():
+			logStart(log, facade.Catalog(), set, "http", "POST MCP requests to "+url)
+			log.Info("listening", "url", url)
+			return nil
+		case <-notice.C:
+			log.Info("port open; not serving until the first catalog (/healthz answers 503 meanwhile)", "url", url)
+		case <-ctx.Done():
+			return nil
+		case err := <-served:
+			return fmt.Errorf("serving HTTP: %w", err)
+		}
+	}
+}
+
 // serveHTTP serves the stateless Streamable HTTP transport until ctx is
 // done, then shuts down gracefully: the listener closes at once and
 // in-flight requests get httpShutdownGrace to finish.
@@ -515,13 +543,8 @@ func serveHTTP(ctx context.Context, facade *mcpface.Facade, set config.Settings,
 	url := "http://" + ln.Addr().String() + "/mcp"
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	select {
-	case <-facade.Ready():
-		logStart(log, facade.Catalog(), set, "http", "POST MCP requests to "+url)
-		log.Info("listening", "url", url)
-	case <-ctx.Done():
-	case err := <-served:
-		return fmt.Errorf("serving HTTP: %w", err)
+	if err := awaitFirstCatalog(ctx, facade, set, url, served, log); err != nil {
+		return err
 	}
 	select {
 	case <-ctx.Done():

@@ -941,20 +941,13 @@ func natsRestart(t *testing.T, kill, emptyStore bool, outage time.Duration) {
 
 // TestClusterStartWithoutNATS: a replica whose nats-server is not there yet
 // serves nothing — /healthz 503 "starting", skills/list refused — and says
-// why on stderr; once nats-server is up it leads and serves the sources.
-// (The "listening" line waits for the first catalog, so the port is chosen
-// here.)
+// why on stderr, and, started with --http=0, which port it opened; once
+// nats-server is up it leads and serves the sources.
 func TestClusterStartWithoutNATS(t *testing.T) {
 	n := startNATS(t)
 	n.stop() // keep its port and store folder: nothing listens there now
 	_, _, env, args := newClusterSources(t, 0)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(binPath, append([]string{"--http=" + strconv.Itoa(port), "--cluster=" + n.url(), "--cluster-lease=" + clusterLease.String()}, args...)...)
+	cmd := exec.Command(binPath, append([]string{"--http=0", "--cluster=" + n.url(), "--cluster-lease=" + clusterLease.String()}, args...)...)
 	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env(t.TempDir())...)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
@@ -962,15 +955,9 @@ func TestClusterStartWithoutNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	r := &replica{t: t, name: "replica", h: &httpServer{url: "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp", cmd: cmd, stderr: stderr}}
+	url := waitLine(t, stderr, "cannot reach NATS", `msg="port open; not serving until the first catalog`)
+	r := &replica{t: t, name: "replica", h: &httpServer{url: url, cmd: cmd, stderr: stderr}}
 
-	deadline := time.Now().Add(clusterWait)
-	for !strings.Contains(stderr.String(), "cannot reach NATS") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no stderr line says NATS cannot be reached within %v:\n%s", clusterWait, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond) // waiting for a log line of a child
-	}
 	for range 20 { // a second of probes while NATS is away
 		code, h, err := getHealth(r.base())
 		if err != nil || code != http.StatusServiceUnavailable || h.Status != "starting" {
@@ -988,6 +975,30 @@ func TestClusterStartWithoutNATS(t *testing.T) {
 	}
 	c := &clusterFixture{t: t, replicas: []*replica{r}}
 	c.converged("the catalog once NATS is up", func(l []byte) bool { return bytes.Contains(l, []byte(ghSkillURI)) })
+}
+
+// waitLine waits up to clusterWait for stderr to hold a line containing
+// want, then for one containing open, and returns the url= value of the
+// latter.
+func waitLine(t *testing.T, stderr *syncBuffer, want, open string) string {
+	t.Helper()
+	deadline := time.Now().Add(clusterWait)
+	for {
+		out := stderr.String()
+		if strings.Contains(out, want) {
+			for line := range strings.Lines(out) {
+				if _, rest, ok := strings.Cut(line, open); ok {
+					if _, u, ok := strings.Cut(rest, "url="); ok {
+						return strings.TrimSpace(u)
+					}
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr has no line with %q, then %q with url=, within %v:\n%s", want, open, clusterWait, out)
+		}
+		time.Sleep(20 * time.Millisecond) // waiting for a log line of a child
+	}
 }
 
 // TestClusterNamesShareNATS: two deployments with different --cluster-name
