@@ -54,6 +54,9 @@
 //
 // A replica that cannot reach NATS at start serves nothing: /healthz stays
 // 503 "starting" and the replica retries, logging why, until NATS answers.
+// One that NATS refuses (its token, credentials or certificate) is treated
+// alike: it retries, logging the reason and the setting to check once
+// ([Connect]), and joins once NATS accepts it.
 // It keeps no local copy of the last snapshot, so it never serves a
 // catalog of unknown age that the cluster may have replaced. A replica
 // that loses NATS while running keeps serving its last catalog (and the
