@@ -89,6 +89,12 @@ func startReplica(t *testing.T, env map[string]string, args ...string) *clusterR
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "lib")
 	writeFile(t, filepath.Join(dir, "ok", "SKILL.md"), skillBody("ok", "Fine."))
+	return startReplicaOf(t, dir, env, args...)
+}
+
+// startReplicaOf is startReplica serving the folder dir.
+func startReplicaOf(t *testing.T, dir string, env map[string]string, args ...string) *clusterReplica {
+	t.Helper()
 	if env == nil {
 		env = map[string]string{}
 	}
@@ -548,5 +554,29 @@ func TestClusterSecurityUsageErrors(t *testing.T) {
 		if err != nil && strings.Contains(err.Error()+errs.String(), "SUAsecret") {
 			t.Errorf("%s: the file's content is quoted: %v\n%s", tc.arg, err, errs.String())
 		}
+	}
+}
+
+// TestClusterFollowerSourcesDiffer: a follower started with other sources
+// than the leader serves the leader's catalog and says so once, naming
+// both; one started with the leader's sources says nothing.
+func TestClusterFollowerSourcesDiffer(t *testing.T) {
+	ns := startSecuredNATS(t, &server.Options{})
+	dir := filepath.Join(t.TempDir(), "lib")
+	writeFile(t, filepath.Join(dir, "ok", "SKILL.md"), skillBody("ok", "Fine."))
+	leader := startReplicaOf(t, dir, nil, "--cluster="+ns.ClientURL())
+	leader.servesAsLeader(t)
+	same := startReplicaOf(t, dir, nil, "--cluster="+ns.ClientURL())
+	other := startReplica(t, nil, "--cluster="+ns.ClientURL())
+	const warning = "started with other sources than the leader"
+	other.waitLog(t, warning, 1)
+	if h := other.health(t); h.Cluster.Leader || h.CatalogVersion != leader.health(t).CatalogVersion {
+		t.Errorf("the follower's /healthz = %+v, want the leader's version", h)
+	}
+	if errs := other.errs.String(); !strings.Contains(errs, "leader_sources="+dir+",bundled") || strings.Count(errs, warning) != 1 {
+		t.Errorf("want one warning naming the leader's sources %s:\n%s", dir, errs)
+	}
+	if h := same.health(t); h.Cluster.Leader || strings.Contains(same.errs.String(), warning) {
+		t.Errorf("a follower with the leader's sources: /healthz %+v, stderr:\n%s", h, same.errs.String())
 	}
 }

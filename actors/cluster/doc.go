@@ -46,7 +46,9 @@
 //     redelivered or late message). It follows through a watermill-nats
 //     subscriber (deliver last per subject, explicit acks after the import)
 //     and also reads the last pointer every reconcile period, so that it
-//     converges after NATS restarts even if its consumer was lost.
+//     converges after NATS restarts even if its consumer was lost. A
+//     follower started with other sources than the leader (each pointer
+//     carries its leader's, [Options.Sources]) warns once per leader.
 //   - The [FileSource] serves file bytes to the facade by digest from the
 //     object store, each checked and cached on disk under a size cap.
 //
