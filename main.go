@@ -458,19 +458,25 @@ func logStart(log *slog.Logger, cat *events.Catalog, set config.Settings, transp
 	if cat != nil {
 		n = len(cat.Skills)
 	}
-	var from []string
-	for _, s := range set.Config.Sources {
-		from = append(from, s.Location)
-	}
 	log.Info("serving skills over "+transport,
 		"skills", n,
 		"served", actors.Counts(cat, set.Config.Sources),
-		"sources", strings.Join(from, ","),
+		"sources", strings.Join(sourceLocations(set.Config), ","),
 		"version", buildVersion(),
 		"tools", set.Tools,
 		"catalog", set.Catalog,
 		"static", set.Config.Static,
 		"connect", connect)
+}
+
+// sourceLocations are the locations of cfg's sources in priority order,
+// as given (the startup line's "sources").
+func sourceLocations(cfg config.Config) []string {
+	from := []string{}
+	for _, s := range cfg.Sources {
+		from = append(from, s.Location)
+	}
+	return from
 }
 
 // HTTP server limits. Requests are small JSON-RPC messages answered from

@@ -17,11 +17,14 @@ import (
 // clusterMember is this replica's cluster wiring (issue 16); the nil value
 // is a single process, for which every method answers "no cluster".
 type clusterMember struct {
-	set    config.Cluster
-	node   string
-	nc     *nats.Conn
-	files  *cluster.FileSource
-	leader atomic.Bool
+	set  config.Cluster
+	node string
+	// sources are the locations of the sources this replica was started
+	// with, as its startup line names them.
+	sources []string
+	nc      *nats.Conn
+	files   *cluster.FileSource
+	leader  atomic.Bool
 }
 
 // joinCluster connects to NATS when --cluster is set (without waiting for
@@ -31,7 +34,7 @@ func joinCluster(set config.Settings, log *slog.Logger) (*clusterMember, error) 
 	if set.Cluster.URL == "" {
 		return nil, nil
 	}
-	m := &clusterMember{set: set.Cluster, node: cluster.NodeID()}
+	m := &clusterMember{set: set.Cluster, node: cluster.NodeID(), sources: sourceLocations(set.Config)}
 	nc, err := cluster.Connect(set.Cluster, m.node, log)
 	if err != nil {
 		// NATS unreachable is retried, not an error: this is the URL,
@@ -72,7 +75,7 @@ func (m *clusterMember) pipelineOptions() *actors.ClusterOptions {
 		return nil
 	}
 	return &actors.ClusterOptions{Conn: m.nc, Name: m.set.Name, Node: m.node, Lease: m.set.Lease,
-		OnLeader: m.leader.Store}
+		OnLeader: m.leader.Store, Sources: m.sources}
 }
 
 // fileSource is where the facade reads file bytes: the object store in a

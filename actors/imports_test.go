@@ -58,9 +58,12 @@ var exclusive = map[string]string{
 	"github.com/rjeczalik/notify":            "actors/watch",
 	"golang.org/x/sys/unix":                  "actors/watch", // the inotify backend (Linux)
 	// The cluster (issue 16): watermill over JetStream in its one package;
-	// the NATS server is embedded by tests only ("tests" names no package).
+	// the NATS server is embedded by tests only ("tests" names no package),
+	// and so are NATS JWTs (the tests' operator-mode server and .creds
+	// files; a replica reads its .creds file through nats.go and nkeys).
 	"github.com/ThreeDotsLabs/watermill-nats": "actors/cluster",
 	"github.com/nats-io/nats-server":          "tests",
+	"github.com/nats-io/jwt":                  "tests",
 }
 
 // TestImportRules checks the import graph of the module's non-test code
@@ -225,6 +228,8 @@ func TestImportRuleCases(t *testing.T) {
 		{"actors", module + "/actors/remote/remotetest", false},
 		{"mcpface", module + "/actors/skill/skilltest", false},
 		{"events", module + "/events/eventstest", false},
+		{"actors/cluster", "github.com/nats-io/jwt/v2", false},
+		{"actors/cluster", "github.com/nats-io/nkeys", true},
 	}
 	for _, tc := range tests {
 		why := importRule(tc.pkg, tc.imp)

@@ -77,12 +77,13 @@ type PipelineOptions struct {
 type ClusterOptions struct {
 	// Conn is the NATS connection ([cluster.Connect]). Required.
 	Conn *nats.Conn
-	// Name, Node, Lease, Reconcile and OnLeader are those of
+	// Name, Node, Lease, Reconcile, OnLeader and Sources are those of
 	// [cluster.Options].
 	Name, Node string
 	Lease      time.Duration
 	Reconcile  time.Duration
 	OnLeader   func(leader bool)
+	Sources    []string
 }
 
 // Pipeline is the skill pipeline of [events.NewBus]: config → watcher →
@@ -209,7 +210,7 @@ func newClusterNode(sub message.Subscriber, pub message.Publisher, cfg config.Co
 		return (&Pipeline{runners: producers}).Run(ctx)
 	}
 	return cluster.New(c.Conn, sub, pub, &cluster.Options{Name: c.Name, Node: c.Node, Lease: c.Lease, Reconcile: c.Reconcile,
-		Lead: lead, Bundled: o.Bundled, OnLeader: c.OnLeader, Logger: log})
+		Lead: lead, Bundled: o.Bundled, OnLeader: c.OnLeader, Sources: c.Sources, Logger: log})
 }
 
 // Run runs every actor until ctx is done and returns once all of them have

@@ -46,7 +46,9 @@
 //     redelivered or late message). It follows through a watermill-nats
 //     subscriber (deliver last per subject, explicit acks after the import)
 //     and also reads the last pointer every reconcile period, so that it
-//     converges after NATS restarts even if its consumer was lost.
+//     converges after NATS restarts even if its consumer was lost. A
+//     follower started with other sources than the leader (each pointer
+//     carries its leader's, [Options.Sources]) warns once per leader.
 //   - The [FileSource] serves file bytes to the facade by digest from the
 //     object store, each checked and cached on disk under a size cap.
 //
@@ -54,6 +56,9 @@
 //
 // A replica that cannot reach NATS at start serves nothing: /healthz stays
 // 503 "starting" and the replica retries, logging why, until NATS answers.
+// One that NATS refuses (its token, credentials or certificate) is treated
+// alike: it retries, logging the reason and the setting to check once
+// ([Connect]), and joins once NATS accepts it.
 // It keeps no local copy of the last snapshot, so it never serves a
 // catalog of unknown age that the cluster may have replaced. A replica
 // that loses NATS while running keeps serving its last catalog (and the

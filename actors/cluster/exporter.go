@@ -52,6 +52,7 @@ type Exporter struct {
 	subject    string
 	term       uint64
 	node       string
+	sources    []string // this replica's, carried on its pointers
 	bundled    fs.FS
 	seen       *atomic.Uint64 // the highest version this replica served; nil: none
 	listWithin time.Duration  // bounds listing the stored blobs; 0: [listWithin]
@@ -151,7 +152,7 @@ func (e *Exporter) claim(ctx context.Context) error {
 		// The stream lost its history: never number below what was served.
 		e.version, e.snapshot = e.seen.Load(), ""
 	}
-	if err := e.publish(ctx, Pointer{Version: e.version, Snapshot: e.snapshot, Term: e.term, Node: e.node}); err != nil {
+	if err := e.publish(ctx, Pointer{Version: e.version, Snapshot: e.snapshot, Term: e.term, Node: e.node, Sources: e.sources}); err != nil {
 		return fmt.Errorf("claiming the pointer stream: %w", err)
 	}
 	e.log.Debug("cluster: claimed", "version", e.version)
@@ -227,7 +228,7 @@ func (e *Exporter) export(ctx context.Context, cat *events.Catalog) error {
 	if err != nil {
 		return err
 	}
-	p := Pointer{Version: e.version + 1, Snapshot: digest, Term: e.term, Node: e.node}
+	p := Pointer{Version: e.version + 1, Snapshot: digest, Term: e.term, Node: e.node, Sources: e.sources}
 	if err := e.publish(ctx, p); err != nil {
 		return err
 	}
@@ -318,7 +319,7 @@ func (e *Exporter) publish(ctx context.Context, p Pointer) error {
 	if err != nil {
 		return err
 	}
-	if got != p {
+	if !got.same(p) {
 		return fmt.Errorf("%w: pointer %d of term %d followed ours", ErrFenced, got.Version, got.Term)
 	}
 	e.lastSeq = seq

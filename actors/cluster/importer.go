@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +33,7 @@ type Importer struct {
 	subject   string
 	pub       message.Publisher // the bus
 	node      string
+	sources   []string // this replica's, compared with the leader's
 	reconcile time.Duration
 	seen      *atomic.Uint64 // raised to every version served
 	// reopen creates the cluster's resources again, for when reading
@@ -41,6 +44,9 @@ type Importer struct {
 	// owned by Run
 	version uint64
 	blobs   map[string][]byte // element and chunk blobs of the catalog served
+	// otherSources is the leader and sources last warned about; "" when
+	// the leader's sources are this replica's.
+	otherSources string
 }
 
 // Run imports the last pointer, then follows the stream — re-subscribing
@@ -205,6 +211,7 @@ func (im *Importer) poll(ctx context.Context) (imported bool) {
 
 // apply serves the catalog of p when its version is above the one served.
 func (im *Importer) apply(ctx context.Context, p Pointer) error {
+	im.compareSources(p)
 	if p.Version <= im.version {
 		return nil
 	}
@@ -225,6 +232,28 @@ func (im *Importer) apply(ctx context.Context, p Pointer) error {
 	}
 	im.log.Info("cluster: serving catalog", "version", p.Version, "skills", len(cat.Skills), "leader", p.Node)
 	return nil
+}
+
+// compareSources warns, once per leader and its sources, when p's leader
+// was started with other sources than this replica: this replica serves
+// the leader's catalog, but would serve its own sources if it led — most
+// likely a deployment mistake (issue 16: every replica gets the same
+// sources). Pointers of this replica, or without sources, are not compared.
+func (im *Importer) compareSources(p Pointer) {
+	if im.sources == nil || p.Sources == nil || p.Node == im.node {
+		return
+	}
+	if slices.Equal(p.Sources, im.sources) {
+		im.otherSources = ""
+		return
+	}
+	key := p.Node + "\x00" + strings.Join(p.Sources, "\x00")
+	if key == im.otherSources {
+		return
+	}
+	im.otherSources = key
+	im.log.Warn("cluster: this replica was started with other sources than the leader; it serves the leader's catalog, and would serve its own sources if it led",
+		"leader", p.Node, "leader_sources", strings.Join(p.Sources, ","), "sources", strings.Join(im.sources, ","))
 }
 
 // fetchers is how many blobs the importer and the exporter move at once:

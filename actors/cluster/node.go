@@ -46,6 +46,12 @@ type Options struct {
 	// OnLeader, if set, is called with true on becoming leader and false on
 	// stepping down (the /healthz "leader" field). It must not block.
 	OnLeader func(leader bool)
+	// Sources are the locations of the sources this replica was started
+	// with, in priority order (those of its startup line). A leader
+	// publishes them with its pointers; a follower whose own differ warns
+	// once per leader, as it serves the leader's catalog but would serve
+	// its own sources if it led. Nil: none said, nothing compared.
+	Sources []string
 	// Logger receives the cluster's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -108,6 +114,7 @@ func (n *Node) Run(ctx context.Context) error {
 		return err
 	}
 	imp := &Importer{res: res, sub: n.subscriber(), subject: n.n.pointer, pub: n.pub, node: n.opts.Node,
+		sources:   n.opts.Sources,
 		reconcile: n.opts.Reconcile, seen: &n.seen, log: n.log.With("part", "importer"),
 		reopen: func(ctx context.Context) error { _, err := ensure(ctx, res.js, n.n, n.opts.Lease); return err }}
 	g, gctx := errgroup.WithContext(ctx)
@@ -358,7 +365,7 @@ func (n *Node) produce(ctx context.Context, res *resources, term uint64) error {
 		return err
 	}
 	exp := &Exporter{in: inboxes[0], configured: inboxes[1], synced: inboxes[2], res: res, pub: pub, subject: n.n.pointer, term: term, node: n.opts.Node,
-		bundled: n.opts.Bundled, seen: &n.seen, log: n.log.With("part", "exporter", "term", term)}
+		sources: n.opts.Sources, bundled: n.opts.Bundled, seen: &n.seen, log: n.log.With("part", "exporter", "term", term)}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		if err := exp.Run(gctx); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,6 +124,16 @@ type Pointer struct {
 	Term uint64 `json:"term"`
 	// Node is the publishing leader.
 	Node string `json:"node"`
+	// Sources are the locations of the sources the publishing leader was
+	// started with, in priority order ([Options.Sources]); nil from a
+	// leader that does not say. A follower started with others warns.
+	Sources []string `json:"sources,omitempty"`
+}
+
+// same reports whether p and q are the same pointer.
+func (p Pointer) same(q Pointer) bool {
+	return p.Version == q.Version && p.Snapshot == q.Snapshot && p.Term == q.Term && p.Node == q.Node &&
+		slices.Equal(p.Sources, q.Sources)
 }
 
 // lastPointer returns the last pointer of the stream and its sequence; a
