@@ -117,7 +117,7 @@ func startReplicaOf(t *testing.T, dir string, env map[string]string, args ...str
 }
 
 // listenRe finds the base URL in the "listening" line.
-var listenRe = regexp.MustCompile(`url=(http://\S+)/mcp`)
+var listenRe = regexp.MustCompile(`msg=listening url=(http://\S+)/mcp`)
 
 // replicaHealth is the body of the replica's GET /healthz.
 type replicaHealth struct {

@@ -39,7 +39,7 @@ func TestRunCluster(t *testing.T) {
 			io.NopCloser(strings.NewReader("")), nopWriteCloser{&out}, &errs, func(k string) string { return env[k] })
 	}()
 	defer func() { cancel(); <-done }()
-	re := regexp.MustCompile(`url=(http://\S+)/mcp`)
+	re := regexp.MustCompile(`msg=listening url=(http://\S+)/mcp`)
 	var base string
 	for deadline := time.Now().Add(20 * time.Second); base == ""; time.Sleep(20 * time.Millisecond) {
 		if m := re.FindStringSubmatch(errs.String()); m != nil {
