@@ -141,6 +141,12 @@ func (e *Exporter) claim(ctx context.Context) error {
 		return err
 	}
 	e.lastSeq, e.version, e.snapshot = seq, p.Version, p.Snapshot
+	if seq == 0 {
+		// A new cluster, or a NATS that lost its storage — or a mistyped
+		// --cluster-name, which starts a cluster of its own.
+		e.log.Warn("cluster: no catalog was published under this cluster name before; starting it (if other replicas already serve, check --cluster-name)",
+			"stream", e.subject)
+	}
 	if p.Snapshot != "" {
 		cat, _, err := loadSnapshot(ctx, e.res, p.Snapshot, p.Version, nil)
 		if err != nil {

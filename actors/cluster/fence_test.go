@@ -1,8 +1,12 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -279,5 +283,75 @@ func TestClaimBoundedWhenListHangs(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second): // a bound for the test only: the claim's own is 200 ms
 		t.Fatal("claim still waiting on the object store's List after 30 s")
+	}
+}
+
+// TestAdoptLease: a replica started with another --cluster-lease than the
+// one the cluster's lease bucket was created with uses the bucket's (its
+// keys live that long whatever the flag says) and says so (found by a
+// fresh-user trial: a 3 s flag on a 15 s cluster took 14.7 s to replace a
+// killed leader, silently).
+func TestAdoptLease(t *testing.T) {
+	n0, res := openTest(t) // the bucket: a 1 s lease
+	var logs syncLog
+	n := New(n0.nc, events.NewBus(nil), events.NewBus(nil), &Options{Name: "f", Node: "n2", Lease: 5 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	n.adoptLease(t.Context(), res)
+	if n.opts.Lease != time.Second || n.opts.Reconcile != time.Second/3 {
+		t.Errorf("lease %v, reconcile %v; want the bucket's 1s and a third of it", n.opts.Lease, n.opts.Reconcile)
+	}
+	if out := logs.String(); !strings.Contains(out, "the cluster's lease differs from --cluster-lease") || !strings.Contains(out, "lease=1s") {
+		t.Errorf("log:\n%s", out)
+	}
+	// The same lease: nothing said, nothing changed; an explicit
+	// reconcile period is kept.
+	logs.Reset()
+	same := New(n0.nc, events.NewBus(nil), events.NewBus(nil), &Options{Name: "f", Node: "n3", Lease: time.Second, Reconcile: 50 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	same.adoptLease(t.Context(), res)
+	if same.opts.Lease != time.Second || same.opts.Reconcile != 50*time.Millisecond || logs.String() != "" {
+		t.Errorf("same lease: %v, %v, log %q", same.opts.Lease, same.opts.Reconcile, logs.String())
+	}
+}
+
+// syncLog is a log sink safe for concurrent writes.
+type syncLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func (l *syncLog) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Reset()
+}
+
+// TestClaimNewClusterWarns: the first leader of a cluster name (no pointer
+// yet) says so, naming --cluster-name, so that a mistyped name that starts
+// a cluster of its own is visible; a later leader does not.
+func TestClaimNewClusterWarns(t *testing.T) {
+	n, res := openTest(t)
+	for i, want := range []bool{true, false} {
+		var logs syncLog
+		e := exporter(t, n, res, uint64(i+1), "n1")
+		e.log = slog.New(slog.NewTextHandler(&logs, nil))
+		if err := e.claim(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(logs.String(), "check --cluster-name"); got != want {
+			t.Errorf("claim %d: warned %v, want %v:\n%s", i+1, got, want, logs.String())
+		}
 	}
 }

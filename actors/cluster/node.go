@@ -66,6 +66,9 @@ type Node struct {
 	opts Options
 	n    names
 	log  *slog.Logger
+	// autoReconcile reports that Options.Reconcile was derived from the
+	// lease, and follows it when the cluster's lease is adopted.
+	autoReconcile bool
 
 	// seen is the highest cluster version this replica has served: a
 	// leader numbers its catalogs above it even if the pointer stream lost
@@ -91,7 +94,8 @@ func New(nc *nats.Conn, bus message.Subscriber, pub message.Publisher, opts *Opt
 	if o.Lease <= 0 {
 		o.Lease = config.DefaultClusterLease
 	}
-	if o.Reconcile <= 0 {
+	autoReconcile := o.Reconcile <= 0
+	if autoReconcile {
 		o.Reconcile = o.Lease / 3
 	}
 	if o.OnLeader == nil {
@@ -101,7 +105,8 @@ func New(nc *nats.Conn, bus message.Subscriber, pub message.Publisher, opts *Opt
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Node{nc: nc, bus: bus, pub: pub, opts: o, n: namesOf(o.Name), log: log.With("actor", "cluster", "node", o.Node)}
+	return &Node{nc: nc, bus: bus, pub: pub, opts: o, n: namesOf(o.Name), autoReconcile: autoReconcile,
+		log: log.With("actor", "cluster", "node", o.Node)}
 }
 
 // Run opens the cluster's JetStream resources (retrying, with a log line,
@@ -113,6 +118,7 @@ func (n *Node) Run(ctx context.Context) error {
 	if err != nil || res == nil {
 		return err
 	}
+	n.adoptLease(ctx, res)
 	imp := &Importer{res: res, sub: n.subscriber(), subject: n.n.pointer, pub: n.pub, node: n.opts.Node,
 		sources:   n.opts.Sources,
 		reconcile: n.opts.Reconcile, seen: &n.seen, log: n.log.With("part", "importer"),
@@ -121,6 +127,32 @@ func (n *Node) Run(ctx context.Context) error {
 	g.Go(func() error { return imp.Run(gctx) })
 	g.Go(func() error { return n.campaign(gctx, res) })
 	return g.Wait()
+}
+
+// adoptLease makes the lease of the cluster's lease bucket this replica's:
+// the bucket's TTL is fixed when the first replica creates it, so a
+// replica started with another --cluster-lease would renew too seldom (or
+// campaign too often) for the keys' real lifetime. A differing value is
+// logged with how to change the cluster's lease. It runs before the
+// campaign and the importer start.
+func (n *Node) adoptLease(ctx context.Context, res *resources) {
+	sctx, cancel := context.WithTimeout(ctx, n.opts.Lease)
+	defer cancel()
+	st, err := res.lease.Status(sctx)
+	if err != nil {
+		n.log.Debug("cluster: reading the lease bucket", "error", err)
+		return
+	}
+	ttl := st.TTL()
+	if ttl <= 0 || ttl == n.opts.Lease {
+		return
+	}
+	n.log.Warn("cluster: the cluster's lease differs from --cluster-lease; using the cluster's (fixed when its lease bucket was created: to change it, stop every replica and delete the bucket)",
+		"lease", ttl, "cluster_lease_flag", n.opts.Lease, "bucket", n.n.lease)
+	n.opts.Lease = ttl
+	if n.autoReconcile {
+		n.opts.Reconcile = ttl / 3
+	}
 }
 
 // open returns the cluster's resources once NATS answers; nil when ctx
@@ -277,12 +309,23 @@ func (n *Node) lead(ctx context.Context, res *resources, val []byte, rev uint64)
 		<-done
 	}
 	n.opts.OnLeader(false)
+	n.release(ctx, res, rev, log)
+	log.Info("cluster: follower", "reason", describe(reason, ctx))
+}
+
+// release deletes the lease of revision rev so that another replica takes
+// over at once; with NATS unreachable it does not wait (the lease lapses on
+// its own), so that a shutdown is not held up.
+func (n *Node) release(ctx context.Context, res *resources, rev uint64, log *slog.Logger) {
+	if !n.nc.IsConnected() {
+		log.Debug("cluster: lease not released: NATS is unreachable; it lapses on its own")
+		return
+	}
 	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.Lease/3)
 	defer dcancel()
 	if err := res.lease.Delete(dctx, leaderKey, jetstream.LastRevision(rev)); err != nil {
 		log.Debug("cluster: lease not released", "error", err)
 	}
-	log.Info("cluster: follower", "reason", describe(reason, ctx))
 }
 
 // renew renews the lease every third of its TTL until the renewal is

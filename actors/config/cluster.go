@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -50,7 +52,7 @@ func clusterSettings() []Setting {
 		{Flag: "--cluster", Arg: "URL", Env: []string{"SKILLJACK_CLUSTER_URL"}, DefaultDoc: "off", Table: TableServe,
 			Doc:   "HTTP only: join a cluster of replicas over NATS JetStream (`nats://host:4222`, comma list for several servers); one leader polls and watches the sources, every replica serves the same catalog version (see \"Running a cluster\")",
 			Usage: "HTTP only: join a cluster of replicas over NATS JetStream", Refuse: true,
-			parse: textParser{trim: true}, set: to(func(s *Settings) *string { return &s.Cluster.URL })},
+			parse: clusterURLParser{}, set: to(func(s *Settings) *string { return &s.Cluster.URL })},
 		{Flag: "--cluster-name", Arg: "NAME", Env: []string{"SKILLJACK_CLUSTER_NAME"}, Default: DefaultClusterName, Table: TableServe,
 			Doc:   "the cluster's namespace in NATS (letters, digits, `-`, `_`): every bucket and stream name is derived from it, so two deployments can share one NATS",
 			Usage: "the cluster's namespace in NATS", Refuse: true,
@@ -97,6 +99,61 @@ func (clusterNameParser) parse(r raw) (any, string) {
 		return nil, "is not a cluster name (1 to 64 letters, digits, '-' or '_')"
 	}
 	return v, ""
+}
+
+// natsSchemes are the URL schemes nats.go connects with.
+var natsSchemes = map[string]bool{"nats": true, "tls": true, "ws": true, "wss": true}
+
+// clusterURLParser reads the comma-separated NATS server URLs of
+// --cluster: each must be scheme://host[:port] with a NATS scheme (nats,
+// tls, ws, wss) and a port of 1 to 65535, since nats.go would otherwise
+// take a typo for a host name and retry it for ever.
+type clusterURLParser struct{}
+
+func (clusterURLParser) empty(r raw) bool { return strings.TrimSpace(r.text) == "" }
+
+func (clusterURLParser) parse(r raw) (any, string) {
+	var urls []string
+	for part := range strings.SplitSeq(r.text, ",") {
+		part = strings.TrimSpace(part)
+		if why := natsURLProblem(part); why != "" {
+			return nil, why
+		}
+		urls = append(urls, part)
+	}
+	return strings.Join(urls, ","), ""
+}
+
+// natsURLProblem says what is wrong with one NATS server URL; "" when
+// nothing is.
+func natsURLProblem(s string) string {
+	if s == "" {
+		return "has an empty URL in its comma list"
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || u.Host == "" || u.Hostname() == "":
+		return fmt.Sprintf("is not a NATS URL: %q (want nats://host:4222)", redactURL(s))
+	case !natsSchemes[u.Scheme]:
+		return fmt.Sprintf("has the scheme %q in %q: NATS URLs start with nats://, tls://, ws:// or wss://", u.Scheme, redactURL(s))
+	case u.Port() != "":
+		if n, err := strconv.Atoi(u.Port()); err != nil || n < 1 || n > 65535 {
+			return fmt.Sprintf("has the port %q in %q: want 1 to 65535", u.Port(), redactURL(s))
+		}
+	}
+	return ""
+}
+
+// redactURL hides the user part of a URL (a NATS token or password).
+func redactURL(s string) string {
+	at := strings.LastIndex(s, "@")
+	if at < 0 {
+		return s
+	}
+	if scheme, _, ok := strings.Cut(s[:at], "://"); ok {
+		return scheme + "://…@" + s[at+1:]
+	}
+	return "…@" + s[at+1:]
 }
 
 // durationParser reads a Go duration ("15s", "1500ms") of at least min.

@@ -43,3 +43,40 @@ func TestLoadCluster(t *testing.T) {
 		t.Errorf("warnings:\n%s", all)
 	}
 }
+
+// TestClusterURLRefused: --cluster takes only NATS URLs (issue 16: a typo
+// must not retry a non-existent host for ever or join over another
+// scheme); each bad form is refused with a reason naming it, never showing
+// a token in the URL.
+func TestClusterURLRefused(t *testing.T) {
+	for _, tc := range []struct{ value, why string }{
+		{"notaurl", "is not a NATS URL"},
+		{"nats://127.0.0.1:99999", `has the port "99999"`},
+		{"nats://127.0.0.1:0", `has the port "0"`},
+		{"http://127.0.0.1:4222", `has the scheme "http"`},
+		{"ftp://s3cr3t@host:4222", `has the scheme "ftp" in "ftp://…@host:4222"`},
+		{"nats://a:4222,,nats://b:4222", "has an empty URL"},
+		{"nats://:4222", "is not a NATS URL"},
+	} {
+		set, warnings, err := config.Load(config.LoadOptions{Args: []string{"--cluster=" + tc.value}, Getenv: func(string) string { return "" }, Home: t.TempDir(), Cwd: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refused []string
+		for _, w := range warnings {
+			if w.Refuse {
+				refused = append(refused, w.Message)
+			}
+		}
+		all := strings.Join(refused, "\n")
+		if set.Cluster.URL != "" || !strings.Contains(all, "--cluster "+tc.why) || strings.Contains(all, "s3cr3t") {
+			t.Errorf("--cluster=%s: URL %q, refusals:\n%s\nwant one with %q", tc.value, set.Cluster.URL, all, tc.why)
+		}
+	}
+	for _, ok := range []string{"nats://a:4222", "tls://a:4222, nats://[::1]:4222", "ws://a", "wss://user:pw@a:443"} {
+		set, warnings, _ := config.Load(config.LoadOptions{Args: []string{"--cluster=" + ok}, Getenv: func(string) string { return "" }, Home: t.TempDir(), Cwd: t.TempDir()})
+		if set.Cluster.URL == "" || len(warnings) != 0 {
+			t.Errorf("--cluster=%s refused: %+v", ok, warnings)
+		}
+	}
+}
