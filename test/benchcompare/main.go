@@ -236,6 +236,13 @@ type proc struct {
 	exited    chan error
 	// lastLen is the length of the last response line call returned.
 	lastLen int
+	// env is the envelope call decodes into, reused: a response's result
+	// is copied into the same buffer each time instead of into a new one,
+	// so that the client makes little garbage while it times (its garbage
+	// collector ran beside the timed calls and made a page's time jumpy).
+	env envelope
+	// pages holds the results of the last walk, reused by the next.
+	pages [][]byte
 }
 
 // start runs s with its stdin and stdout on pipes handed straight to the
@@ -389,7 +396,8 @@ var errTimeout = errors.New("timed out")
 // call writes one request line and waits for the line answering it. The
 // duration runs from just before the write to the arrival of the response's
 // newline; the line is decoded after that. Notifications that arrive
-// meanwhile go to notes.
+// meanwhile go to notes. The envelope returned is valid until the next
+// call.
 func (p *proc) call(req []byte, id string, timeout time.Duration, notes *[]line) (time.Duration, *envelope, error) {
 	deadline := time.Now().Add(timeout)
 	t0 := time.Now()
@@ -406,15 +414,16 @@ func (p *proc) call(req []byte, id string, timeout time.Duration, notes *[]line)
 			return 0, nil, errors.New("the server closed its stdout")
 		}
 		d := at.Sub(t0)
-		var e envelope
-		if err := json.Unmarshal(b, &e); err != nil {
+		e := &p.env
+		e.ID, e.Method, e.Params, e.Result, e.Error = e.ID[:0], "", e.Params[:0], e.Result[:0], nil
+		if err := json.Unmarshal(b, e); err != nil {
 			return 0, nil, fmt.Errorf("undecodable line %q: %w", trunc(b), err)
 		}
 		if string(e.ID) == id && e.Method == "" {
 			p.lastLen = len(b)
-			return d, &e, nil
+			return d, e, nil
 		}
-		p.other(line{b, at}, &e, notes)
+		p.other(line{b, at}, e, notes)
 	}
 }
 
@@ -609,7 +618,7 @@ func warmUp(c config, s server) error {
 	// once every file is hashed and its caches are written, so that the
 	// first measured "warm" start is warm (a warm-up that left right after
 	// initialize left no persisted catalog behind).
-	if _, _, _, _, err := p.walk(); err != nil {
+	if _, _, err := p.walk(); err != nil {
 		p.kill()
 		return fmt.Errorf("warm-up walk: %w (stderr in %s)", err, logf)
 	}
@@ -724,45 +733,51 @@ func (p *proc) request(method string, params any, out any) (time.Duration, error
 	return d, nil
 }
 
-// walk lists every page; the duration is the sum of the pages' round trips.
-// Between pages the client reads only the cursor; the pages are decoded
-// after the walk, so that the client's own decoding and garbage stay out of
-// the walk's time.
-func (p *proc) walk() (time.Duration, []string, [][]string, int, error) {
+// walk lists every page and returns the sum of the pages' round trips and
+// the pages' results, valid until the next walk (decode them with
+// decodePages). Between pages the client reads only the cursor.
+func (p *proc) walk() (time.Duration, [][]byte, error) {
 	var total time.Duration
-	var pages []json.RawMessage
 	params := map[string]any{}
-	for {
+	for n := 0; ; n++ {
 		var page struct {
 			NextCursor *string `json:"nextCursor"`
 		}
 		req, id := p.encode("skills/list", params)
 		d, e, err := p.call(req, id, time.Minute, nil)
 		if err != nil {
-			return 0, nil, nil, 0, fmt.Errorf("skills/list: %w", err)
+			return 0, nil, fmt.Errorf("skills/list: %w", err)
 		}
 		if e.Error != nil {
-			return 0, nil, nil, 0, fmt.Errorf("skills/list %s: error %d %s", trunc(req), e.Error.Code, e.Error.Message)
+			return 0, nil, fmt.Errorf("skills/list %s: error %d %s", trunc(req), e.Error.Code, e.Error.Message)
 		}
 		if err := json.Unmarshal(e.Result, &page); err != nil {
-			return 0, nil, nil, 0, fmt.Errorf("skills/list: %w", err)
+			return 0, nil, fmt.Errorf("skills/list: %w", err)
 		}
 		total += d
-		pages = append(pages, e.Result)
-		if page.NextCursor == nil || *page.NextCursor == "" {
-			break
+		if n == len(p.pages) {
+			p.pages = append(p.pages, nil)
 		}
-		if len(pages) > 100000 {
-			return 0, nil, nil, 0, errors.New("skills/list: more than 100,000 pages")
+		p.pages[n] = append(p.pages[n][:0], e.Result...)
+		if page.NextCursor == nil || *page.NextCursor == "" {
+			return total, p.pages[:n+1], nil
+		}
+		if n >= 100000 {
+			return 0, nil, errors.New("skills/list: more than 100,000 pages")
 		}
 		params = map[string]any{"cursor": *page.NextCursor}
 	}
+}
+
+// decodePages returns the skill URIs and each skill's file URIs of a
+// walk's pages.
+func decodePages(pages [][]byte) ([]string, [][]string, error) {
 	var skills []string
 	var files [][]string
 	for _, raw := range pages {
 		var lr listResult
 		if err := json.Unmarshal(raw, &lr); err != nil {
-			return 0, nil, nil, 0, fmt.Errorf("skills/list: %w", err)
+			return nil, nil, fmt.Errorf("skills/list: %w", err)
 		}
 		for _, s := range lr.Skills {
 			skills = append(skills, s.URI)
@@ -773,7 +788,7 @@ func (p *proc) walk() (time.Duration, []string, [][]string, int, error) {
 			files = append(files, fs)
 		}
 	}
-	return total, skills, files, len(pages), nil
+	return skills, files, nil
 }
 
 // session runs one round against s: initialize, the first page cold and
@@ -898,16 +913,20 @@ func (r *sessionRun) firstPage() error {
 // walkAll times full walks of the listing and keeps the last one's skills
 // and files for the steps after it.
 func (r *sessionRun) walkAll() error {
+	var pages [][]byte
 	for range max(1, r.c.walks) {
-		d, sk, fs, n, err := r.p.walk()
+		d, ps, err := r.p.walk()
 		if err != nil {
 			return err
 		}
 		r.walks = append(r.walks, d)
-		r.skills, r.files, r.pages = sk, fs, n
+		pages = ps
 	}
 	r.res.add(rowWalk, median(durs(r.walks)))
-	return nil
+	var err error
+	r.skills, r.files, err = decodePages(pages)
+	r.pages = len(pages)
+	return err
 }
 
 // echoScript is the reference's floor: a Node process that answers each
