@@ -54,9 +54,45 @@ type skillsListParams struct {
 type skillsListResult struct {
 	mcp.ResultBase
 	cacheFields
-	// Skills is the JSON array of the page's entries ([snapshot.entry]).
-	Skills     json.RawMessage `json:"skills"`
-	NextCursor string          `json:"nextCursor,omitempty"`
+	// Skills is the page's entries ([snapshot.entry]).
+	Skills     pageEntries `json:"skills"`
+	NextCursor string      `json:"nextCursor,omitempty"`
+}
+
+// pageEntries is a skills/list page by reference: the indexes in s.cat.Skills
+// of its skills (a part of s.listed), whose pre-encoded entries are written
+// out only when the page is: a page is never assembled apart from the
+// response that carries it (issue 12: a 150 KB page copied, zeroed and
+// collected per call cost as much as writing it to the pipe). The zero
+// value is JSON null.
+type pageEntries struct {
+	s   *snapshot
+	idx []int
+}
+
+// appendJSON appends the page's JSON array to b.
+func (p pageEntries) appendJSON(b []byte) []byte {
+	b = append(b, '[')
+	for n, i := range p.idx {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, p.s.entry(i)...)
+	}
+	return append(b, ']')
+}
+
+// MarshalJSON implements [json.Marshaler]: the page's JSON array, null for
+// the zero value.
+func (p pageEntries) MarshalJSON() ([]byte, error) {
+	if p.s == nil {
+		return []byte("null"), nil
+	}
+	size := 2
+	for _, i := range p.idx {
+		size += len(p.s.entry(i)) + 1
+	}
+	return p.appendJSON(make([]byte, 0, size)), nil
 }
 
 type skillsGetParams struct {
@@ -104,21 +140,7 @@ func (f *Facade) skillsPage(s *snapshot, cursor string, meta mcp.Meta) (*skillsL
 		return nil, err
 	}
 	end := min(start+f.opts.PageSize, len(listed))
-	page := listed[start:end]
-	size := 2
-	for _, i := range page {
-		size += len(s.entry(i)) + 1
-	}
-	skills := make(json.RawMessage, 0, size)
-	skills = append(skills, '[')
-	for n, i := range page {
-		if n > 0 {
-			skills = append(skills, ',')
-		}
-		skills = append(skills, s.entry(i)...)
-	}
-	skills = append(skills, ']')
-	res := &skillsListResult{cacheFields: newCacheFields(meta), Skills: skills}
+	res := &skillsListResult{cacheFields: newCacheFields(meta), Skills: pageEntries{s, listed[start:end:end]}}
 	if end < len(listed) {
 		res.NextCursor = encodeCursor(s.cat.Skills[listed[end-1]].URI)
 	}
