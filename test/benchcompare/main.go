@@ -68,7 +68,7 @@ func main() {
 	flag.IntVar(&c.rounds, "rounds", 5, "rounds; each runs ours, then the reference")
 	flag.IntVar(&c.edits, "edits", 20, "timed edits per session, where the server declares resources.subscribe")
 	flag.IntVar(&c.warmPages, "warm-pages", 20, "repeated first skills/list pages per session (the warm row is their median)")
-	flag.IntVar(&c.walks, "walks", 3, "full skills/list walks per session (the row is their median)")
+	flag.IntVar(&c.walks, "walks", 20, "full skills/list walks per session (the row is their median; a walk of a small corpus takes a tenth of a millisecond, so a few would show the machine's noise more than the walk)")
 	flag.StringVar(&c.ours, "ours", "", "our binary (required)")
 	flag.StringVar(&c.oursHome, "ours-home", "", "HOME of our server, kept over the rounds so that its caches are warm (required); first-start sessions get fresh ones beside it")
 	flag.StringVar(&refCmd, "ref-cmd", "", "reference server command, space-separated; the corpus folder is appended (required)")
