@@ -15,37 +15,28 @@ const IndexURI = "skill://index.json"
 // encodeURIComponent does, keeping the slashes: "My First Skill/a b.md" →
 // "My%20First%20Skill/a%20b.md".
 func EncodePath(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		segs[i] = encodeSegment(s)
-	}
-	return strings.Join(segs, "/")
+	return string(AppendEncodedPath(make([]byte, 0, len(p)), p))
 }
 
-// encodeSegment escapes every byte of s's UTF-8 encoding except the
-// characters encodeURIComponent leaves alone: A-Z a-z 0-9 - _ . ! ~ * ' ( ).
-func encodeSegment(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isUnreserved(c) {
-			b.WriteByte(c)
+// AppendEncodedPath appends [EncodePath](p) to b: every byte of p's UTF-8
+// encoding but '/' and the characters encodeURIComponent leaves alone
+// (A-Z a-z 0-9 - _ . ! ~ * ' ( )) as %XX. The result is printable ASCII.
+func AppendEncodedPath(b []byte, p string) []byte {
+	const digits = "0123456789ABCDEF"
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '/' || isUnreserved(c) {
+			b = append(b, c)
 			continue
 		}
-		b.WriteByte('%')
-		b.WriteString(hex2(c))
+		b = append(b, '%', digits[c>>4], digits[c&0xF])
 	}
-	return b.String()
+	return b
 }
 
 func isUnreserved(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		strings.IndexByte("-_.!~*'()", c) >= 0
-}
-
-func hex2(c byte) string {
-	const digits = "0123456789ABCDEF"
-	return string([]byte{digits[c>>4], digits[c&0xF]})
 }
 
 // sortSkills sorts skills by URI, keeping the order of equal ones. The

@@ -1,5 +1,12 @@
 package mcpface
 
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/skilljack/skilljack-mcp/events"
+)
+
 // SetPanicHook installs fn to run at the top of every request, so tests can
 // make a handler path panic.
 func SetPanicHook(f *Facade, fn func(method string)) { f.panicHook = fn }
@@ -26,3 +33,18 @@ func SetFastLane(f *Facade, on bool) { f.fastOff = !on }
 
 // FastAnswers returns how many requests the fast lane of f answered.
 func FastAnswers(f *Facade) int64 { return f.fastAnswers.Load() }
+
+// AppendEntry is appendEntry (the direct encoding of a skill's entry).
+func AppendEntry(b []byte, sk *events.Skill) ([]byte, error) { return appendEntry(b, sk) }
+
+// EncoderEntry is a skill's entry as encoding/json writes newEntry(sk)
+// with HTML escaping off: what AppendEntry must equal byte for byte.
+func EncoderEntry(sk *events.Skill) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(newEntry(sk)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

@@ -71,8 +71,9 @@ type fastLane struct {
 	f *Facade
 	// ss is the connection's session, once found ([fastLane.session]).
 	ss *mcp.ServerSession
-	// out is the response being built, reused.
-	out []byte
+	// out is the response being built, and tail the end of a result kept
+	// aside while entries are spliced in; both reused.
+	out, tail []byte
 }
 
 // fastRequest is a request the fast lane may answer: its parts as read.
@@ -204,12 +205,14 @@ func (l *fastLane) encode(r *fastRequest, res mcp.Result, rerr error) []byte {
 	// The pre-encoded entries are spliced in after encoding: encoding/json
 	// would re-validate and copy every byte of a 50 KB page, 40% of its
 	// CPU time (issue 12). They are compact already, encoded by the same
-	// encoder settings, so the bytes are the same.
+	// encoder settings, so the bytes are the same. A page's entries go
+	// straight from the snapshot into the response.
 	var raw json.RawMessage
+	var page pageEntries
 	var key string
 	switch v := res.(type) {
 	case *skillsListResult:
-		raw, key, v.Skills = v.Skills, `"skills":null`, nil
+		page, key, v.Skills = v.Skills, `"skills":null`, pageEntries{}
 	case *skillsGetResult:
 		raw, key, v.Skill = v.Skill, `"skill":null`, nil
 	}
@@ -242,12 +245,17 @@ func (l *fastLane) encode(r *fastRequest, res mcp.Result, rerr error) []byte {
 		if i < 0 {
 			return nil
 		}
-		// The tail (nextCursor, the closing brace) is small: copied before
-		// the entries overwrite it. raw itself is shared and never
-		// appended to.
-		tail := bytes.Clone(out[i+len(key):])
-		out = append(out[:i+len(key)-len("null")], raw...)
-		out = append(out, tail...)
+		// The tail (nextCursor, the closing brace) is small: kept aside
+		// before the entries overwrite it. The entries themselves are
+		// shared and never appended to.
+		l.tail = append(l.tail[:0], out[i+len(key):]...)
+		out = out[:i+len(key)-len("null")]
+		if page.s != nil {
+			out = page.appendJSON(out)
+		} else {
+			out = append(out, raw...)
+		}
+		out = append(out, l.tail...)
 	}
 	if _, ok := res.(*mcp.ReadResourceResult); ok && r.modern {
 		// The SDK's wire form of a read result puts its resultType last.

@@ -48,9 +48,12 @@ const (
 	// Claude Code's skill listing budget (issue 13 item 6).
 	DefaultCatalogBudget = 16000
 	// DefaultPageSize is the skills/list page size of the reference server
-	// (the TS SDK's ext/skills lists 10,000 skills in 100 pages). Each page
-	// costs a round trip, so a larger page walks a big catalog faster
-	// (issue 12); 100 entries are about 50 KB.
+	// (the TS SDK's ext/skills lists 10,000 skills in 100 pages). 100
+	// entries are 100–150 KB (scientific-skills' first page: 147 KB). Kept
+	// (issue 12): over stdio a page costs about its bytes through the pipe
+	// plus 10–20 µs of ours — a scientific-skills walk of 2 pages measured
+	// 62–67 µs against 47–50 µs for an echo of the same bytes — so fewer,
+	// larger pages would save little and make every first page bigger.
 	DefaultPageSize = 100
 	// maxSubscriptionsPerSession bounds the resources/subscribe entries one
 	// session may hold; a catalog has at most a few thousand files, so an

@@ -1,9 +1,11 @@
 package mcpface
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -17,7 +19,9 @@ const (
 	methodDirectoryRead = "resources/directory/read"
 )
 
-// entry is a SEP-2640 Skill object (SEP2640-R26..R37).
+// entry is a SEP-2640 Skill object (SEP2640-R26..R37): the shape, and
+// (newEntry encoded by encoding/json without HTML escaping) the bytes,
+// that [appendEntry] writes directly.
 type entry struct {
 	URI         string          `json:"uri"`
 	Frontmatter json.RawMessage `json:"frontmatter"`
@@ -54,9 +58,45 @@ type skillsListParams struct {
 type skillsListResult struct {
 	mcp.ResultBase
 	cacheFields
-	// Skills is the JSON array of the page's entries ([snapshot.entry]).
-	Skills     json.RawMessage `json:"skills"`
-	NextCursor string          `json:"nextCursor,omitempty"`
+	// Skills is the page's entries ([snapshot.entry]).
+	Skills     pageEntries `json:"skills"`
+	NextCursor string      `json:"nextCursor,omitempty"`
+}
+
+// pageEntries is a skills/list page by reference: the indexes in s.cat.Skills
+// of its skills (a part of s.listed), whose pre-encoded entries are written
+// out only when the page is: a page is never assembled apart from the
+// response that carries it (issue 12: a 150 KB page copied, zeroed and
+// collected per call cost as much as writing it to the pipe). The zero
+// value is JSON null.
+type pageEntries struct {
+	s   *snapshot
+	idx []int
+}
+
+// appendJSON appends the page's JSON array to b.
+func (p pageEntries) appendJSON(b []byte) []byte {
+	b = append(b, '[')
+	for n, i := range p.idx {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, p.s.entry(i)...)
+	}
+	return append(b, ']')
+}
+
+// MarshalJSON implements [json.Marshaler]: the page's JSON array, null for
+// the zero value.
+func (p pageEntries) MarshalJSON() ([]byte, error) {
+	if p.s == nil {
+		return []byte("null"), nil
+	}
+	size := 2
+	for _, i := range p.idx {
+		size += len(p.s.entry(i)) + 1
+	}
+	return p.appendJSON(make([]byte, 0, size)), nil
 }
 
 type skillsGetParams struct {
@@ -82,6 +122,94 @@ func newEntry(sk *events.Skill) entry {
 	return e
 }
 
+// appendEntry appends the JSON of sk's SEP-2640 Skill object to b: byte
+// for byte what encoding/json, HTML escaping off, makes of [newEntry](sk)
+// (entry_test.go checks it on real corpora and odd names), written
+// directly: the reflective encoding with every file URI built as a string
+// cost about 13 µs a skill, so that the first walk of 10,000 skills took
+// longer than the reference's (issue 12). An error only when the
+// frontmatter is not JSON.
+func appendEntry(b []byte, sk *events.Skill) ([]byte, error) {
+	root := sk.SkillRootURI()
+	b = append(b, `{"uri":`...)
+	b = appendJSONString(b, sk.URI)
+	b = append(b, `,"frontmatter":`...)
+	if len(sk.Frontmatter) == 0 {
+		b = append(b, "{}"...)
+	} else {
+		buf := bytes.NewBuffer(b)
+		if err := json.Compact(buf, sk.Frontmatter); err != nil {
+			return nil, err
+		}
+		b = buf.Bytes()
+	}
+	b = append(b, `,"resources":[`...)
+	for i := range sk.Files {
+		f := &sk.Files[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"uri":`...)
+		if plainJSON(root) {
+			// The encoded path is printable ASCII: nothing in it to escape.
+			b = append(b, '"')
+			b = append(b, root...)
+			b = append(b, '/')
+			b = events.AppendEncodedPath(b, f.Path)
+			b = append(b, '"')
+		} else {
+			b = appendJSONString(b, sk.FileURI(f.Path))
+		}
+		b = append(b, `,"digest":`...)
+		b = appendJSONString(b, f.Digest)
+		b = append(b, `,"size":`...)
+		b = strconv.AppendInt(b, f.Size, 10)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), nil
+}
+
+// entrySize is a close upper bound of the length of sk's entry, so that
+// [appendEntry] fills one allocation.
+func entrySize(sk *events.Skill) int {
+	n := 64 + 2*len(sk.URI) + len(sk.Frontmatter)
+	root := len(sk.SkillRootURI())
+	for i := range sk.Files {
+		f := &sk.Files[i]
+		n += 48 + root + len(f.Path) + len(f.Digest) + 20
+	}
+	return n
+}
+
+// appendJSONString appends s as a JSON string: as is between quotes when it
+// is plain ([plainJSON]), else as encoding/json writes it with HTML
+// escaping off.
+func appendJSONString(b []byte, s string) []byte {
+	if plainJSON(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(err) // a string always encodes
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// plainJSON reports whether s is printable ASCII without '"' or '\\': a
+// JSON string body as it stands, for any encoder.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // listSkills answers skills/list from the current snapshot ([skillsPage]).
 func (f *Facade) listSkills(_ context.Context, _ *mcp.ServerSession, p *skillsListParams) (*skillsListResult, error) {
 	var cursor string
@@ -104,21 +232,7 @@ func (f *Facade) skillsPage(s *snapshot, cursor string, meta mcp.Meta) (*skillsL
 		return nil, err
 	}
 	end := min(start+f.opts.PageSize, len(listed))
-	page := listed[start:end]
-	size := 2
-	for _, i := range page {
-		size += len(s.entry(i)) + 1
-	}
-	skills := make(json.RawMessage, 0, size)
-	skills = append(skills, '[')
-	for n, i := range page {
-		if n > 0 {
-			skills = append(skills, ',')
-		}
-		skills = append(skills, s.entry(i)...)
-	}
-	skills = append(skills, ']')
-	res := &skillsListResult{cacheFields: newCacheFields(meta), Skills: skills}
+	res := &skillsListResult{cacheFields: newCacheFields(meta), Skills: pageEntries{s, listed[start:end:end]}}
 	if end < len(listed) {
 		res.NextCursor = encodeCursor(s.cat.Skills[listed[end-1]].URI)
 	}

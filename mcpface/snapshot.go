@@ -599,14 +599,12 @@ func (s *snapshot) entry(i int) json.RawMessage {
 	if e := s.entries[i].Load(); e != nil {
 		return *e
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// As the SDK encodes results: <, > and & as they are.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(newEntry(&s.cat.Skills[i])); err != nil {
-		panic(err) // plain strings and a frontmatter object: cannot fail
+	sk := &s.cat.Skills[i]
+	b, err := appendEntry(make([]byte, 0, entrySize(sk)), sk)
+	if err != nil {
+		panic(err) // a frontmatter object: cannot fail
 	}
-	e := json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	e := json.RawMessage(b)
 	s.entries[i].Store(&e)
 	return e
 }

@@ -68,7 +68,7 @@ func main() {
 	flag.IntVar(&c.rounds, "rounds", 5, "rounds; each runs ours, then the reference")
 	flag.IntVar(&c.edits, "edits", 20, "timed edits per session, where the server declares resources.subscribe")
 	flag.IntVar(&c.warmPages, "warm-pages", 20, "repeated first skills/list pages per session (the warm row is their median)")
-	flag.IntVar(&c.walks, "walks", 3, "full skills/list walks per session (the row is their median)")
+	flag.IntVar(&c.walks, "walks", 20, "full skills/list walks per session (the row is their median; a walk of a small corpus takes a tenth of a millisecond, so a few would show the machine's noise more than the walk)")
 	flag.StringVar(&c.ours, "ours", "", "our binary (required)")
 	flag.StringVar(&c.oursHome, "ours-home", "", "HOME of our server, kept over the rounds so that its caches are warm (required); first-start sessions get fresh ones beside it")
 	flag.StringVar(&refCmd, "ref-cmd", "", "reference server command, space-separated; the corpus folder is appended (required)")
@@ -228,7 +228,7 @@ type line struct {
 type proc struct {
 	cmd     *exec.Cmd
 	in      *os.File // our end of its stdin
-	lines   chan line
+	out     *lineReader
 	nextID  int
 	started time.Time
 	// lastWrite is when call last wrote a request.
@@ -236,10 +236,18 @@ type proc struct {
 	exited    chan error
 	// lastLen is the length of the last response line call returned.
 	lastLen int
+	// env is the envelope call decodes into, reused: a response's result
+	// is copied into the same buffer each time instead of into a new one,
+	// so that the client makes little garbage while it times (its garbage
+	// collector ran beside the timed calls and made a page's time jumpy).
+	env envelope
+	// pages holds the results of the last walk, reused by the next.
+	pages [][]byte
 }
 
 // start runs s with its stdin and stdout on pipes handed straight to the
-// process (no copying goroutines in between) and stderr into logFile.
+// process (no copying goroutines in between) and stderr into logFile. Its
+// stdout is read by the goroutine that times the calls (see lineReader).
 func start(s server, logFile string) (*proc, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -256,7 +264,7 @@ func start(s server, logFile string) (*proc, error) {
 	cmd := exec.Command(s.argv[0], s.argv[1:]...)
 	cmd.Env = s.env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errF
-	p := &proc{cmd: cmd, in: inW, lines: make(chan line, 4096), nextID: 1, exited: make(chan error, 1)}
+	p := &proc{cmd: cmd, in: inW, out: newLineReader(outR), nextID: 1, exited: make(chan error, 1)}
 	p.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -264,31 +272,97 @@ func start(s server, logFile string) (*proc, error) {
 	inR.Close()
 	outW.Close()
 	errF.Close()
-	go func() {
-		r := bufio.NewReaderSize(outR, 1<<20)
-		for {
-			b, err := r.ReadBytes('\n')
-			at := time.Now()
-			if len(b) > 0 && err == nil {
-				p.lines <- line{b, at}
-			}
-			if err != nil {
-				outR.Close()
-				close(p.lines)
-				return
-			}
-		}
-	}()
 	go func() { p.exited <- cmd.Wait() }()
 	return p, nil
 }
 
+// kill kills the server and reads its stdout to the end.
 func (p *proc) kill() {
 	_ = p.cmd.Process.Kill()
 	p.in.Close()
 	<-p.exited
-	for range p.lines { // drain to EOF
+	p.out.discard()
+}
+
+// lineReader reads a server's stdout line by line in the goroutine that
+// times the calls, straight from the pipe into one buffer that grows to the
+// longest line: no goroutine and channel hop per line (which cost more than
+// the pipe itself for a 150 KB skills/list page), no copy of a line before
+// it is timed. A read waits until the deadline given; a timeout keeps what
+// was read for the next call.
+type lineReader struct {
+	f        *os.File
+	buf      []byte
+	r, w     int // buf[r:w] is read and not yet returned
+	scan     int // buf[r:scan] holds no newline
+	at       time.Time
+	deadline time.Time // the read deadline set on f
+	err      error     // the error that ended f (io.EOF)
+}
+
+func newLineReader(f *os.File) *lineReader {
+	return &lineReader{f: f, buf: make([]byte, 1<<20)}
+}
+
+// next returns the next line, newline included, valid until the next call,
+// and when the read that delivered its newline returned; errTimeout when
+// none is complete by deadline (zero: no deadline).
+func (lr *lineReader) next(deadline time.Time) ([]byte, time.Time, error) {
+	for {
+		if i := bytes.IndexByte(lr.buf[lr.scan:lr.w], '\n'); i >= 0 {
+			end := lr.scan + i + 1
+			line := lr.buf[lr.r:end]
+			lr.r, lr.scan = end, end
+			return line, lr.at, nil
+		}
+		lr.scan = lr.w
+		if lr.err != nil {
+			return nil, time.Time{}, lr.err
+		}
+		lr.makeRoom()
+		if !deadline.Equal(lr.deadline) {
+			if err := lr.f.SetReadDeadline(deadline); err != nil {
+				return nil, time.Time{}, err
+			}
+			lr.deadline = deadline
+		}
+		n, err := lr.f.Read(lr.buf[lr.w:])
+		lr.at = time.Now()
+		lr.w += n
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, time.Time{}, errTimeout
+		case err != nil:
+			lr.err = err
+		}
 	}
+}
+
+// makeRoom moves the unreturned bytes to the front of the buffer, or
+// doubles it when they fill it.
+func (lr *lineReader) makeRoom() {
+	if lr.r == lr.w {
+		lr.r, lr.w, lr.scan = 0, 0, 0
+		return
+	}
+	if lr.w < len(lr.buf) {
+		return
+	}
+	if lr.r > 0 {
+		n := copy(lr.buf, lr.buf[lr.r:lr.w])
+		lr.scan -= lr.r
+		lr.r, lr.w = 0, n
+		return
+	}
+	lr.buf = append(lr.buf, make([]byte, len(lr.buf))...)
+}
+
+// discard reads to the end of the stream, with no deadline.
+func (lr *lineReader) discard() {
+	_ = lr.f.SetReadDeadline(time.Time{})
+	_, _ = io.Copy(io.Discard, lr.f)
+	lr.f.Close()
+	lr.r, lr.w, lr.scan = 0, 0, 0
 }
 
 type envelope struct {
@@ -322,34 +396,34 @@ var errTimeout = errors.New("timed out")
 // call writes one request line and waits for the line answering it. The
 // duration runs from just before the write to the arrival of the response's
 // newline; the line is decoded after that. Notifications that arrive
-// meanwhile go to notes.
+// meanwhile go to notes. The envelope returned is valid until the next
+// call.
 func (p *proc) call(req []byte, id string, timeout time.Duration, notes *[]line) (time.Duration, *envelope, error) {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	deadline := time.Now().Add(timeout)
 	t0 := time.Now()
 	p.lastWrite = t0
 	if _, err := p.in.Write(req); err != nil {
 		return 0, nil, err
 	}
 	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				return 0, nil, errors.New("the server closed its stdout")
-			}
-			d := l.at.Sub(t0)
-			var e envelope
-			if err := json.Unmarshal(l.b, &e); err != nil {
-				return 0, nil, fmt.Errorf("undecodable line %q: %w", trunc(l.b), err)
-			}
-			if string(e.ID) == id && e.Method == "" {
-				p.lastLen = len(l.b)
-				return d, &e, nil
-			}
-			p.other(l, &e, notes)
-		case <-timer.C:
-			return 0, nil, errTimeout
+		b, at, err := p.out.next(deadline)
+		if errors.Is(err, errTimeout) {
+			return 0, nil, err
 		}
+		if err != nil {
+			return 0, nil, errors.New("the server closed its stdout")
+		}
+		d := at.Sub(t0)
+		e := &p.env
+		e.ID, e.Method, e.Params, e.Result, e.Error = e.ID[:0], "", e.Params[:0], e.Result[:0], nil
+		if err := json.Unmarshal(b, e); err != nil {
+			return 0, nil, fmt.Errorf("undecodable line %q: %w", trunc(b), err)
+		}
+		if string(e.ID) == id && e.Method == "" {
+			p.lastLen = len(b)
+			return d, e, nil
+		}
+		p.other(line{b, at}, e, notes)
 	}
 }
 
@@ -360,7 +434,7 @@ func (p *proc) other(l line, e *envelope, notes *[]line) {
 	case e.Method != "" && len(e.ID) > 0:
 		fmt.Fprintf(p.in, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"not supported by benchcompare"}}`+"\n", e.ID)
 	case e.Method != "" && notes != nil:
-		*notes = append(*notes, l)
+		*notes = append(*notes, line{bytes.Clone(l.b), l.at})
 	}
 }
 
@@ -544,7 +618,7 @@ func warmUp(c config, s server) error {
 	// once every file is hashed and its caches are written, so that the
 	// first measured "warm" start is warm (a warm-up that left right after
 	// initialize left no persisted catalog behind).
-	if _, _, _, _, err := p.walk(); err != nil {
+	if _, _, err := p.walk(); err != nil {
 		p.kill()
 		return fmt.Errorf("warm-up walk: %w (stderr in %s)", err, logf)
 	}
@@ -555,21 +629,24 @@ func warmUp(c config, s server) error {
 // stop closes stdin and waits for the exit, killing the server after
 // exitWait; it returns the time from closing stdin to the exit.
 func stop(c config, p *proc) (time.Duration, error) {
+	// What the server still writes is read meanwhile: a full pipe must
+	// not hold up its exit.
+	drained := make(chan struct{})
+	go func() {
+		p.out.discard()
+		close(drained)
+	}()
+	defer func() { <-drained }()
 	t0 := time.Now()
 	p.in.Close()
 	timer := time.NewTimer(c.exitWait)
 	defer timer.Stop()
 	select {
 	case <-p.exited:
-		d := time.Since(t0)
-		for range p.lines {
-		}
-		return d, nil
+		return time.Since(t0), nil
 	case <-timer.C:
 		_ = p.cmd.Process.Kill()
 		<-p.exited
-		for range p.lines {
-		}
 		return 0, fmt.Errorf("no exit within %s of closing stdin; killed", c.exitWait)
 	}
 }
@@ -635,7 +712,6 @@ type listResult struct {
 			URI string `json:"uri"`
 		} `json:"resources"`
 	} `json:"skills"`
-	NextCursor *string `json:"nextCursor"`
 }
 
 // request sends one request and returns its round trip and result; a
@@ -657,20 +733,52 @@ func (p *proc) request(method string, params any, out any) (time.Duration, error
 	return d, nil
 }
 
-// walk lists every page; the duration is the sum of the pages' round trips
-// (the client's decoding of each page to find the cursor is not counted).
-func (p *proc) walk() (time.Duration, []string, [][]string, int, error) {
+// walk lists every page and returns the sum of the pages' round trips and
+// the pages' results, valid until the next walk (decode them with
+// decodePages). Between pages the client reads only the cursor.
+func (p *proc) walk() (time.Duration, [][]byte, error) {
 	var total time.Duration
-	var skills []string
-	var files [][]string
 	params := map[string]any{}
-	for pages := 1; ; pages++ {
-		var lr listResult
-		d, err := p.request("skills/list", params, &lr)
+	for n := 0; ; n++ {
+		var page struct {
+			NextCursor *string `json:"nextCursor"`
+		}
+		req, id := p.encode("skills/list", params)
+		d, e, err := p.call(req, id, time.Minute, nil)
 		if err != nil {
-			return 0, nil, nil, 0, err
+			return 0, nil, fmt.Errorf("skills/list: %w", err)
+		}
+		if e.Error != nil {
+			return 0, nil, fmt.Errorf("skills/list %s: error %d %s", trunc(req), e.Error.Code, e.Error.Message)
+		}
+		if err := json.Unmarshal(e.Result, &page); err != nil {
+			return 0, nil, fmt.Errorf("skills/list: %w", err)
 		}
 		total += d
+		if n == len(p.pages) {
+			p.pages = append(p.pages, nil)
+		}
+		p.pages[n] = append(p.pages[n][:0], e.Result...)
+		if page.NextCursor == nil || *page.NextCursor == "" {
+			return total, p.pages[:n+1], nil
+		}
+		if n >= 100000 {
+			return 0, nil, errors.New("skills/list: more than 100,000 pages")
+		}
+		params = map[string]any{"cursor": *page.NextCursor}
+	}
+}
+
+// decodePages returns the skill URIs and each skill's file URIs of a
+// walk's pages.
+func decodePages(pages [][]byte) ([]string, [][]string, error) {
+	var skills []string
+	var files [][]string
+	for _, raw := range pages {
+		var lr listResult
+		if err := json.Unmarshal(raw, &lr); err != nil {
+			return nil, nil, fmt.Errorf("skills/list: %w", err)
+		}
 		for _, s := range lr.Skills {
 			skills = append(skills, s.URI)
 			var fs []string
@@ -679,14 +787,8 @@ func (p *proc) walk() (time.Duration, []string, [][]string, int, error) {
 			}
 			files = append(files, fs)
 		}
-		if lr.NextCursor == nil || *lr.NextCursor == "" {
-			return total, skills, files, pages, nil
-		}
-		if pages > 100000 {
-			return 0, nil, nil, 0, errors.New("skills/list: more than 100,000 pages")
-		}
-		params = map[string]any{"cursor": *lr.NextCursor}
 	}
+	return skills, files, nil
 }
 
 // session runs one round against s: initialize, the first page cold and
@@ -811,16 +913,20 @@ func (r *sessionRun) firstPage() error {
 // walkAll times full walks of the listing and keeps the last one's skills
 // and files for the steps after it.
 func (r *sessionRun) walkAll() error {
+	var pages [][]byte
 	for range max(1, r.c.walks) {
-		d, sk, fs, n, err := r.p.walk()
+		d, ps, err := r.p.walk()
 		if err != nil {
 			return err
 		}
 		r.walks = append(r.walks, d)
-		r.skills, r.files, r.pages = sk, fs, n
+		pages = ps
 	}
 	r.res.add(rowWalk, median(durs(r.walks)))
-	return nil
+	var err error
+	r.skills, r.files, err = decodePages(pages)
+	r.pages = len(pages)
+	return err
 }
 
 // echoScript is the reference's floor: a Node process that answers each
@@ -1081,17 +1187,18 @@ func edits(c config, p *proc, files [][]string) ([]time.Duration, error) {
 	return lat, nil
 }
 
-// drain discards lines already received.
+// drain discards the lines that have arrived (waiting a millisecond for
+// more), answering requests from the server as call does.
 func (p *proc) drain() {
+	deadline := time.Now().Add(time.Millisecond)
 	for {
-		select {
-		case l := <-p.lines:
-			var e envelope
-			if json.Unmarshal(l.b, &e) == nil {
-				p.other(l, &e, nil)
-			}
-		default:
+		b, at, err := p.out.next(deadline)
+		if err != nil {
 			return
+		}
+		var e envelope
+		if json.Unmarshal(b, &e) == nil {
+			p.other(line{b, at}, &e, nil)
 		}
 	}
 }
@@ -1099,30 +1206,28 @@ func (p *proc) drain() {
 // await waits for a notification method whose params.uri is uri and
 // returns when its line arrived.
 func (p *proc) await(method, uri string, timeout time.Duration) (time.Time, error) {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	deadline := time.Now().Add(timeout)
 	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				return time.Time{}, errors.New("the server closed its stdout")
-			}
-			var e envelope
-			if err := json.Unmarshal(l.b, &e); err != nil {
-				return time.Time{}, err
-			}
-			if e.Method == method && len(e.ID) == 0 {
-				var pr struct {
-					URI string `json:"uri"`
-				}
-				if json.Unmarshal(e.Params, &pr) == nil && pr.URI == uri {
-					return l.at, nil
-				}
-			}
-			p.other(l, &e, nil)
-		case <-timer.C:
+		b, at, err := p.out.next(deadline)
+		if errors.Is(err, errTimeout) {
 			return time.Time{}, fmt.Errorf("no %s for %s within %s", method, uri, timeout)
 		}
+		if err != nil {
+			return time.Time{}, errors.New("the server closed its stdout")
+		}
+		var e envelope
+		if err := json.Unmarshal(b, &e); err != nil {
+			return time.Time{}, err
+		}
+		if e.Method == method && len(e.ID) == 0 {
+			var pr struct {
+				URI string `json:"uri"`
+			}
+			if json.Unmarshal(e.Params, &pr) == nil && pr.URI == uri {
+				return at, nil
+			}
+		}
+		p.other(line{b, at}, &e, nil)
 	}
 }
 
