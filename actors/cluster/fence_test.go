@@ -1,12 +1,9 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skilljack/skilljack-mcp/events"
+	"github.com/skilljack/skilljack-mcp/events/eventstest"
 )
 
 // openTest returns a node and the JetStream resources of cluster "f" on an
@@ -293,9 +291,8 @@ func TestClaimBoundedWhenListHangs(t *testing.T) {
 // killed leader, silently).
 func TestAdoptLease(t *testing.T) {
 	n0, res := openTest(t) // the bucket: a 1 s lease
-	var logs syncLog
-	n := New(n0.nc, events.NewBus(nil), events.NewBus(nil), &Options{Name: "f", Node: "n2", Lease: 5 * time.Second,
-		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	log, logs := eventstest.CaptureLog()
+	n := New(n0.nc, events.NewBus(nil), events.NewBus(nil), &Options{Name: "f", Node: "n2", Lease: 5 * time.Second, Logger: log})
 	n.adoptLease(t.Context(), res)
 	if n.opts.Lease != time.Second || n.opts.Reconcile != time.Second/3 {
 		t.Errorf("lease %v, reconcile %v; want the bucket's 1s and a third of it", n.opts.Lease, n.opts.Reconcile)
@@ -305,37 +302,12 @@ func TestAdoptLease(t *testing.T) {
 	}
 	// The same lease: nothing said, nothing changed; an explicit
 	// reconcile period is kept.
-	logs.Reset()
-	same := New(n0.nc, events.NewBus(nil), events.NewBus(nil), &Options{Name: "f", Node: "n3", Lease: time.Second, Reconcile: 50 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	log, logs = eventstest.CaptureLog()
+	same := New(n0.nc, events.NewBus(nil), events.NewBus(nil), &Options{Name: "f", Node: "n3", Lease: time.Second, Reconcile: 50 * time.Millisecond, Logger: log})
 	same.adoptLease(t.Context(), res)
 	if same.opts.Lease != time.Second || same.opts.Reconcile != 50*time.Millisecond || logs.String() != "" {
 		t.Errorf("same lease: %v, %v, log %q", same.opts.Lease, same.opts.Reconcile, logs.String())
 	}
-}
-
-// syncLog is a log sink safe for concurrent writes.
-type syncLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-func (l *syncLog) Reset() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf.Reset()
 }
 
 // TestClaimNewClusterWarns: the first leader of a cluster name (no pointer
@@ -344,9 +316,9 @@ func (l *syncLog) Reset() {
 func TestClaimNewClusterWarns(t *testing.T) {
 	n, res := openTest(t)
 	for i, want := range []bool{true, false} {
-		var logs syncLog
+		log, logs := eventstest.CaptureLog()
 		e := exporter(t, n, res, uint64(i+1), "n1")
-		e.log = slog.New(slog.NewTextHandler(&logs, nil))
+		e.log = log
 		if err := e.claim(t.Context()); err != nil {
 			t.Fatal(err)
 		}
