@@ -56,7 +56,9 @@ type Frontmatter struct {
 // I/O and does not modify b.
 func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 	b = bytes.TrimPrefix(b, utf8BOM)
-	text := string(b)
+	// Only the header is read: the body (kilobytes per skill, 10,000
+	// skills at a first start) is never copied.
+	text := string(frontmatterRegion(b))
 	first, rest, ok := cutLine(text)
 	if strings.TrimRight(first, " \t\r") != "---" {
 		return nil, ErrNoFrontmatter
@@ -111,6 +113,31 @@ func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 		return nil, fmt.Errorf("rendering frontmatter as JSON: %w", jerr)
 	}
 	return &Frontmatter{root: root, JSON: js, Fallback: err.Error(), DupKeys: dups}, nil
+}
+
+// frontmatterRegion returns the prefix of b that [ParseFrontmatter] reads:
+// through the line that closes the header (the first `---` line after the
+// opening one), or through the first line when it does not open one; all of
+// b when the header is not closed. Lines are split as ParseFrontmatter
+// splits them.
+func frontmatterRegion(b []byte) []byte {
+	opening := true
+	for off := 0; off < len(b); {
+		line, next := b[off:], len(b)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], off+i+1
+		}
+		if opening {
+			if string(bytes.TrimRight(line, " \t\r")) != "---" {
+				return b[:next]
+			}
+			opening = false
+		} else if string(bytes.TrimRight(line, " \t\r\f\v")) == "---" {
+			return b[:next]
+		}
+		off = next
+	}
+	return b
 }
 
 // yamlLine matches the line numbers in a YAML parser message.
