@@ -806,6 +806,9 @@ func (s *scanner) scanOf(ctx context.Context, src events.Source, memo *rootMemo,
 		w.prev, w.changed = memo.regions, memo.dc.changed
 		w.pieces = make([]piece, 0, len(w.prev)+8)
 	}
+	if dc, ok := w.fsys.(*dirCache); ok && mode == modeDefer && len(dc.dirs) == 0 && s.cold(rootKey) {
+		defer startReadAhead(ctx, dc).stop()
+	}
 	w.discover()
 	if w.followed && w.reused > 0 {
 		// A link followed may lead into a region taken as it was: walk
@@ -1135,6 +1138,25 @@ func (s *scanner) entries(rootKey string) *digests {
 	s.persisted[rootKey] = len(m)
 	s.mu.Unlock()
 	return &digests{base: m, durable: len(m)}
+}
+
+// cold reports whether the digest cache holds nothing for rootKey, in
+// memory or on disk: the first scan of a first start, whose walk the
+// initialize waits for (issue 12). A warm start's first walk revalidates a
+// catalog already served, beside the first requests: it is left to one
+// core.
+func (s *scanner) cold(rootKey string) bool {
+	s.mu.Lock()
+	_, ok := s.cache[rootKey]
+	s.mu.Unlock()
+	if ok {
+		return false
+	}
+	if s.disk == nil {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(s.disk.dir, s.disk.fileName(rootKey)))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // want is one file a scan describes.
