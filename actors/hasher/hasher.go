@@ -450,6 +450,9 @@ const bundledKey = "bundled:"
 // published complete.
 func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
 	deferOK := h.first.CompareAndSwap(false, true)
+	if deferOK {
+		h.awaitServed(ctx, cfg)
+	}
 	var later []events.Source
 	for _, src := range cfg.Sources {
 		if cacheKey(src) == "" {
@@ -491,6 +494,45 @@ func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
 		if !ok {
 			return
 		}
+	}
+}
+
+// servedWait bounds how long a warm start's first scans wait for the first
+// catalog ([Hasher.awaitServed]): the persisted one comes in tens of
+// milliseconds; when there is none to come (the sources changed since it
+// was written), the scans start this much later.
+const servedWait = 200 * time.Millisecond
+
+// awaitServed lets a warm start's first catalog be served before the first
+// scans of cfg begin (issue 12): when the digest cache of every root of cfg
+// is on disk, the catalog builder has most likely published the catalog it
+// persisted, and the revalidation walk (folder listings for 27,000 folders
+// at 10,000 skills, some 10 MB) need not run beside the first initialize.
+// It waits for the first catalog.changed ([Inboxes.Catalogs]), at most
+// servedWait; a first start (a cold digest cache) does not wait, its scans
+// make the first catalog.
+func (h *Hasher) awaitServed(ctx context.Context, cfg events.SourcesConfigured) {
+	if h.cataloged == nil || h.sc.disk == nil {
+		return
+	}
+	roots := 0
+	for _, src := range cfg.Sources {
+		if key := cacheKey(src); key != "" && key != bundledKey {
+			if h.sc.cold(key) {
+				return
+			}
+			roots++
+		}
+	}
+	if roots == 0 {
+		return
+	}
+	wait := time.NewTimer(servedWait)
+	defer wait.Stop()
+	select {
+	case <-h.cataloged:
+	case <-wait.C:
+	case <-ctx.Done():
 	}
 }
 
