@@ -25,8 +25,10 @@ import (
 // it, and an answer read before a mark that concerns it is read again when
 // asked for.
 //
-// A dirCache is not safe for concurrent use, except Open. The hasher uses
-// one per root, and scans of one root never overlap.
+// A dirCache is not safe for concurrent use, except Open, read and lstat
+// (which a [readAhead] uses to read folders ahead of a first walk, handing
+// each result to ReadDir and Lstat). The hasher uses one per root, and
+// scans of one root never overlap.
 type dirCache struct {
 	fsys fs.FS
 	root string // absolute source root, as configured
