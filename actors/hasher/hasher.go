@@ -72,8 +72,9 @@ type Inboxes struct {
 	// Catalogs carries catalog.changed. With [Options.DeferHashing], the
 	// complete scans that follow partial ones wait for the first catalog
 	// (at most restWait), so that building it and answering the first
-	// initialize have the machine; the messages are acked unread. If nil,
-	// they start at once.
+	// initialize have the machine, and on a warm start the first scans wait
+	// for the persisted catalog (at most servedWait, [Hasher.awaitServed]);
+	// the messages are acked unread. If nil, they start at once.
 	Catalogs <-chan *message.Message
 }
 
@@ -112,8 +113,9 @@ type Options struct {
 	// a root's digest cache misses many supporting files (a first start
 	// ever): the SKILL.md files hashed, the other files pending, the
 	// complete scan next, so that the first catalog does not wait for every
-	// file to be read (issue 12). [Hasher.Scan] and [Scan] always scan
-	// completely.
+	// file to be read (issue 12); a first start's first walk reads its
+	// folders ahead on the other cores (readahead.go). [Hasher.Scan] and
+	// [Scan] always scan completely.
 	DeferHashing bool
 }
 
