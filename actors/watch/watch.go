@@ -62,10 +62,11 @@ type Inboxes struct {
 	// most holdMax after that configuration), so that the watches' walk of
 	// every folder does not compete with the first scan on the way to the
 	// first initialize (issue 12). The first catalog's message is acked
-	// once they are watched. When it is a pending one (a first start,
-	// [events.Catalog.Pending]) or none came in time, each root watched
-	// then gets a rescan, which covers what changed before its watch. Nil:
-	// roots are watched as each configuration is handled.
+	// once they are watched. Unless that catalog is the one persisted by an
+	// earlier process (its scans predate the hold: the hasher revalidates
+	// it after it is served), or when none came in time, each root watched
+	// then gets a rescan, which covers what changed between the scan and
+	// the watch. Nil: roots are watched as each configuration is handled.
 	Catalogs <-chan *message.Message
 }
 
@@ -225,6 +226,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 				return nil
 			})
 			if r.holding && held == nil {
+				r.holdStart = time.Now()
 				held = time.After(holdMax)
 			}
 		case msg, ok := <-catalogs:
@@ -238,7 +240,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 					return nil
 				}
 				ev, err := events.Decode[events.CatalogChanged](m)
-				r.release(err != nil || ev.Catalog == nil || ev.Catalog.Pending)
+				r.release(err != nil || ev.Catalog == nil || scannedSince(ev.Catalog, r.holdStart))
 				return err
 			})
 		case <-held:
@@ -272,8 +274,9 @@ type watchRun struct {
 	seq    uint64 // of the last FilesChanged
 	roots  map[rootKey]*rootWatch
 	// holding is set while the roots wait for the first catalog
-	// ([Inboxes.Catalogs]).
-	holding bool
+	// ([Inboxes.Catalogs]), since holdStart.
+	holding   bool
+	holdStart time.Time
 
 	// wake says that drain goroutines queued raw events.
 	wake chan struct{}
@@ -376,6 +379,21 @@ func (r *watchRun) configure(cfg events.SourcesConfigured) {
 // holdMax bounds how long the first configuration's roots wait for the
 // first catalog before they are watched ([Inboxes.Catalogs]).
 const holdMax = 5 * time.Second
+
+// scannedSince reports whether c was built from a scan made at or after
+// t, or may have been (a pending catalog, or one that does not say): not
+// a catalog persisted by an earlier process and served before any scan.
+func scannedSince(c *events.Catalog, t time.Time) bool {
+	if c.Pending || c.Scanned == nil {
+		return true
+	}
+	for _, at := range c.Scanned {
+		if !at.Before(t) {
+			return true
+		}
+	}
+	return false
+}
 
 // release ends the hold of [Inboxes.Catalogs]: it watches every root held,
 // with a rescan of each when rescan is set (what changed before the watch

@@ -731,12 +731,23 @@ func renameOver(t *testing.T, target, link string) {
 
 // TestWatcherHoldsForFirstCatalog (issue 12): with a catalog inbox, the
 // first configuration's roots are watched once the first catalog arrives,
-// and that message is acked only then. After a pending catalog (a first
-// start, whose scan ran before the watch) the root gets a rescan; after a
-// complete one it does not, and later edits are reported as usual.
+// and that message is acked only then. After a catalog built from this
+// process's scans (pending or not: the scan ran before the watch) the root
+// gets a rescan; after one persisted by an earlier process (no scan of
+// this process yet) it does not; later edits are reported as usual.
 func TestWatcherHoldsForFirstCatalog(t *testing.T) {
-	for _, pending := range []bool{true, false} {
-		t.Run(fmt.Sprint("pending=", pending), func(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cat    func() *events.Catalog
+		rescan bool
+	}{
+		{"pending", func() *events.Catalog { return &events.Catalog{Version: 1, Pending: true} }, true},
+		{"built here", func() *events.Catalog {
+			return &events.Catalog{Version: 1, Scanned: map[string]time.Time{"0": time.Now()}}
+		}, true},
+		{"persisted", func() *events.Catalog { return &events.Catalog{Version: 1, Scanned: map[string]time.Time{"0": {}}} }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			f := filepath.Join(root, "pdf", "SKILL.md")
 			write(t, f, skilltest.SkillMD("pdf", "v1"))
@@ -751,7 +762,7 @@ func TestWatcherHoldsForFirstCatalog(t *testing.T) {
 
 			// Not watched yet: this write is not reported as such.
 			write(t, f, skilltest.SkillMD("pdf", "v2"))
-			msg, err := events.Encode(events.CatalogChanged{Catalog: &events.Catalog{Version: 1, Pending: pending}})
+			msg, err := events.Encode(events.CatalogChanged{Catalog: tc.cat()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -761,14 +772,14 @@ func TestWatcherHoldsForFirstCatalog(t *testing.T) {
 			case <-time.After(watchTimeout):
 				t.Fatal("catalog not acked")
 			}
-			if pending {
+			if tc.rescan {
 				rec.waitFor(t, "a rescan of the root", rescanOf(root, 0))
 			}
 			// Watched now: an edit is reported by path.
 			write(t, f, skilltest.SkillMD("pdf", "v3"))
 			got := rec.waitFor(t, f, hasAll(f))
-			if !pending && slices.ContainsFunc(got, func(ev events.FilesChanged) bool { return ev.Rescan }) {
-				t.Errorf("a rescan after a complete first catalog: %s", describe(got))
+			if !tc.rescan && slices.ContainsFunc(got, func(ev events.FilesChanged) bool { return ev.Rescan }) {
+				t.Errorf("a rescan after a persisted first catalog: %s", describe(got))
 			}
 		})
 	}
