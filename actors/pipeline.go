@@ -160,9 +160,10 @@ func newProducers(ctx context.Context, sub message.Subscriber, pub message.Publi
 		Scanned:    inbox(events.TopicSourceScanned),
 		Overrides:  inbox(events.TopicOverridesChanged),
 	}
-	var watcherIn <-chan *message.Message
+	var watcherIn, watcherCatalogs <-chan *message.Message
 	if o.Watch {
 		watcherIn = inbox(events.TopicSourcesConfigured)
+		watcherCatalogs = inbox(events.TopicCatalogChanged)
 	}
 	if subErr != nil {
 		return nil, subErr
@@ -178,7 +179,9 @@ func newProducers(ctx context.Context, sub message.Subscriber, pub message.Publi
 	if o.Watch {
 		wo := o.Watcher
 		wo.Logger = log.With("actor", "watcher")
-		runners = append(runners, watch.New(watch.Inboxes{Configured: watcherIn}, pub, &wo))
+		// The watches wait for the first catalog: their walk of every
+		// folder is not on the way to the first initialize (issue 12).
+		runners = append(runners, watch.New(watch.Inboxes{Configured: watcherIn, Catalogs: watcherCatalogs}, pub, &wo))
 	}
 	// A first start hashes supporting files after the first catalog is
 	// served (issue 12) — not on a cluster leader, whose catalogs go to

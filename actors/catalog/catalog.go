@@ -13,9 +13,12 @@ import (
 	"log/slog"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -183,9 +186,10 @@ type buildState struct {
 func (m *memo) candidates(src events.Source, scanned []events.ScannedSkill, old, next *sourceMemo) ([]candidate, []*candidate) {
 	cands := make([]candidate, len(scanned))
 	var preferred, rest []*candidate
+	builts := m.builtAll(src, scanned, old)
 	for i := range scanned {
 		ss := &scanned[i]
-		b := m.builtFor(src, ss, old)
+		b := builts[i]
 		if next != nil {
 			if _, twice := next.byDir[ss.Dir]; !twice {
 				next.byDir[ss.Dir] = b
@@ -203,6 +207,46 @@ func (m *memo) candidates(src events.Source, scanned []events.ScannedSkill, old,
 		}
 	}
 	return cands, append(preferred, rest...)
+}
+
+// parallelMin is how many scanned skills a source must have for
+// [memo.builtAll] to build them on several cores.
+const parallelMin = 256
+
+// builtAll returns [memo.builtFor] of every scanned skill, in order. A large
+// source is built on every core (issue 12: parsing 10,000 frontmatters is
+// on the way to a first start's initialize); builtFor shares nothing but
+// the count of rebuilt skills, which each worker keeps apart.
+func (m *memo) builtAll(src events.Source, scanned []events.ScannedSkill, old *sourceMemo) []*built {
+	out := make([]*built, len(scanned))
+	workers := runtime.GOMAXPROCS(0)
+	if len(scanned) < parallelMin || workers < 2 {
+		for i := range scanned {
+			out[i] = m.builtFor(src, &scanned[i], old)
+		}
+		return out
+	}
+	const chunk = 32
+	var next, rebuilt atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var own memo
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= len(scanned) {
+					break
+				}
+				for i := lo; i < min(lo+chunk, len(scanned)); i++ {
+					out[i] = own.builtFor(src, &scanned[i], old)
+				}
+			}
+			rebuilt.Add(int64(own.rebuilt))
+		})
+	}
+	wg.Wait()
+	m.rebuilt += int(rebuilt.Load())
+	return out
 }
 
 // builtFor returns what old built of ss when ss stayed the same, else a

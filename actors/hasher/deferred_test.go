@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -163,4 +164,61 @@ func TestFirstScanHashesFewMisses(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// TestWarmStartAwaitsServedCatalog (issue 12): with every root's digest
+// cache on disk, the first scans wait for the first catalog (the one the
+// builder persisted, served at once) so that the revalidation walk does
+// not run beside the first initialize — at most a bounded while, for a
+// start whose persisted catalog does not match. A cold start does not
+// wait: its scans make the first catalog.
+func TestWarmStartAwaitsServedCatalog(t *testing.T) {
+	hasher.SetRacySlack(t, 0)
+	root := deferredTree(t)
+	src := localSource(root)
+	cache := t.TempDir()
+	cfg := eventstest.Encode(t, events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}})
+	run := func(t *testing.T, catalogs chan *message.Message) (*eventstest.Publisher, func()) {
+		in := make(chan *message.Message, 1)
+		pub := eventstest.NewPublisher()
+		h := hasher.New(hasher.Inboxes{Configured: in, Catalogs: catalogs}, pub, &hasher.Options{CacheDir: cache, DeferHashing: true})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- h.Run(ctx) }()
+		in <- cfg
+		return pub, func() { cancel(); <-done }
+	}
+	quiet := func(t *testing.T, pub *eventstest.Publisher) {
+		t.Helper()
+		select {
+		case m := <-pub.C:
+			t.Fatalf("published %s before the first catalog", m.UUID)
+		default:
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		// Cold: the scan comes without any catalog; it writes the cache.
+		pub, stop := run(t, make(chan *message.Message))
+		if scan := nextScan(t, pub); scan.Partial {
+			t.Fatal("a partial scan of a 3-file tree")
+		}
+		stop()
+	})
+	synctest.Test(t, func(t *testing.T) {
+		catalogs := make(chan *message.Message, 1)
+		pub, stop := run(t, catalogs)
+		defer stop()
+		synctest.Wait()
+		quiet(t, pub)
+		catalogs <- eventstest.Encode(t, events.CatalogChanged{Catalog: &events.Catalog{Version: 1}})
+		nextScan(t, pub)
+	})
+	synctest.Test(t, func(t *testing.T) {
+		pub, stop := run(t, make(chan *message.Message))
+		defer stop()
+		synctest.Wait()
+		quiet(t, pub)
+		time.Sleep(time.Second) // no catalog comes: the scan starts anyway
+		nextScan(t, pub)
+	})
 }

@@ -25,8 +25,10 @@ import (
 // it, and an answer read before a mark that concerns it is read again when
 // asked for.
 //
-// A dirCache is not safe for concurrent use, except Open. The hasher uses
-// one per root, and scans of one root never overlap.
+// A dirCache is not safe for concurrent use, except Open, read and lstat
+// (which a [readAhead] uses to read folders ahead of a first walk, handing
+// each result to ReadDir and Lstat). The hasher uses one per root, and
+// scans of one root never overlap.
 type dirCache struct {
 	fsys fs.FS
 	root string // absolute source root, as configured
@@ -51,6 +53,8 @@ type dirCache struct {
 	gone, above, relist map[string]uint64
 	// touched lists the paths the last invalidate marked gone.
 	touched []string
+	// ahead, while set, reads folders ahead of the walk (readahead.go).
+	ahead *readAhead
 }
 
 // maxTouched bounds how many marks a dirCache records before a rescan
@@ -140,6 +144,25 @@ func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
 	if r, ok := c.dirs[name]; ok && c.valid(name, r.gen, true) {
 		return r.ents, nil
 	}
+	out, ok := c.ahead.take(name, c.gen)
+	if !ok {
+		var err error
+		if out, err = c.read(name); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range out {
+		if e.Type()&fs.ModeSymlink != 0 {
+			c.links[path.Join(name, e.Name())] = true
+		}
+	}
+	c.dirs[name] = dirResult{out, c.gen}
+	return out, nil
+}
+
+// read reads the listing of name from disk, as compact entries; it is safe
+// for concurrent use (it touches none of c's maps).
+func (c *dirCache) read(name string) ([]fs.DirEntry, error) {
 	ents, err := fs.ReadDir(c.fsys, name)
 	if err != nil {
 		return nil, err
@@ -153,13 +176,9 @@ func (c *dirCache) ReadDir(name string) ([]fs.DirEntry, error) {
 	slab := make([]cachedEntry, len(ents))
 	out := make([]fs.DirEntry, len(ents))
 	for i, e := range ents {
-		if e.Type()&fs.ModeSymlink != 0 {
-			c.links[path.Join(name, e.Name())] = true
-		}
 		slab[i] = cachedEntry{dir: dir, name: e.Name(), typ: e.Type()}
 		out[i] = &slab[i]
 	}
-	c.dirs[name] = dirResult{out, c.gen}
 	return out, nil
 }
 
@@ -179,13 +198,21 @@ func (c *dirCache) Lstat(name string) (fs.FileInfo, error) {
 	if r, ok := c.lstats[name]; ok && c.valid(name, r.gen, false) {
 		return r.info, r.err
 	}
-	fi, err := fs.Lstat(c.fsys, name)
+	fi, ok, err := c.ahead.lstat(name, c.gen)
+	if !ok {
+		fi, err = c.lstat(name)
+	}
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		c.links[name] = true
 	}
-	fi = compact(fi, "")
 	c.lstats[name] = statResult{fi, err, c.gen}
 	return fi, err
+}
+
+// lstat is the compact fs.Lstat of name; it is safe for concurrent use.
+func (c *dirCache) lstat(name string) (fs.FileInfo, error) {
+	fi, err := fs.Lstat(c.fsys, name)
+	return compact(fi, ""), err
 }
 
 // ReadLink reads the link name; it is not remembered (discovery does not

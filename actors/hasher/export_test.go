@@ -37,3 +37,10 @@ func HoldRest(t interface{ Cleanup(func()) }, hold func(context.Context)) {
 	holdRest = hold
 	t.Cleanup(func() { holdRest = nil })
 }
+
+// ScanFirst is the first scan of a root by a first start
+// ([scanner.scanFirst]) without the actor: with no digest cache, the
+// folders are read ahead of the walk (readahead.go).
+func ScanFirst(ctx context.Context, src events.Source, opts *Options) (events.SourceScanned, error) {
+	return newScanner(opts).scanFirst(ctx, src)
+}

@@ -72,8 +72,9 @@ type Inboxes struct {
 	// Catalogs carries catalog.changed. With [Options.DeferHashing], the
 	// complete scans that follow partial ones wait for the first catalog
 	// (at most restWait), so that building it and answering the first
-	// initialize have the machine; the messages are acked unread. If nil,
-	// they start at once.
+	// initialize have the machine, and on a warm start the first scans wait
+	// for the persisted catalog (at most servedWait, [Hasher.awaitServed]);
+	// the messages are acked unread. If nil, they start at once.
 	Catalogs <-chan *message.Message
 }
 
@@ -112,8 +113,9 @@ type Options struct {
 	// a root's digest cache misses many supporting files (a first start
 	// ever): the SKILL.md files hashed, the other files pending, the
 	// complete scan next, so that the first catalog does not wait for every
-	// file to be read (issue 12). [Hasher.Scan] and [Scan] always scan
-	// completely.
+	// file to be read (issue 12); a first start's first walk reads its
+	// folders ahead on the other cores (readahead.go). [Hasher.Scan] and
+	// [Scan] always scan completely.
 	DeferHashing bool
 }
 
@@ -450,6 +452,9 @@ const bundledKey = "bundled:"
 // published complete.
 func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
 	deferOK := h.first.CompareAndSwap(false, true)
+	if deferOK {
+		h.awaitServed(ctx, cfg)
+	}
 	var later []events.Source
 	for _, src := range cfg.Sources {
 		if cacheKey(src) == "" {
@@ -491,6 +496,45 @@ func (h *Hasher) scanAll(ctx context.Context, cfg events.SourcesConfigured) {
 		if !ok {
 			return
 		}
+	}
+}
+
+// servedWait bounds how long a warm start's first scans wait for the first
+// catalog ([Hasher.awaitServed]): the persisted one comes in tens of
+// milliseconds; when there is none to come (the sources changed since it
+// was written), the scans start this much later.
+const servedWait = 200 * time.Millisecond
+
+// awaitServed lets a warm start's first catalog be served before the first
+// scans of cfg begin (issue 12): when the digest cache of every root of cfg
+// is on disk, the catalog builder has most likely published the catalog it
+// persisted, and the revalidation walk (folder listings for 27,000 folders
+// at 10,000 skills, some 10 MB) need not run beside the first initialize.
+// It waits for the first catalog.changed ([Inboxes.Catalogs]), at most
+// servedWait; a first start (a cold digest cache) does not wait, its scans
+// make the first catalog.
+func (h *Hasher) awaitServed(ctx context.Context, cfg events.SourcesConfigured) {
+	if h.cataloged == nil || h.sc.disk == nil {
+		return
+	}
+	roots := 0
+	for _, src := range cfg.Sources {
+		if key := cacheKey(src); key != "" && key != bundledKey {
+			if h.sc.cold(key) {
+				return
+			}
+			roots++
+		}
+	}
+	if roots == 0 {
+		return
+	}
+	wait := time.NewTimer(servedWait)
+	defer wait.Stop()
+	select {
+	case <-h.cataloged:
+	case <-wait.C:
+	case <-ctx.Done():
 	}
 }
 
@@ -805,6 +849,9 @@ func (s *scanner) scanOf(ctx context.Context, src events.Source, memo *rootMemo,
 	if memo != nil && !memo.whole && !memo.followed && memo.regions != nil {
 		w.prev, w.changed = memo.regions, memo.dc.changed
 		w.pieces = make([]piece, 0, len(w.prev)+8)
+	}
+	if dc, ok := w.fsys.(*dirCache); ok && mode == modeDefer && len(dc.dirs) == 0 && s.cold(rootKey) {
+		defer startReadAhead(ctx, dc).stop()
 	}
 	w.discover()
 	if w.followed && w.reused > 0 {
@@ -1135,6 +1182,25 @@ func (s *scanner) entries(rootKey string) *digests {
 	s.persisted[rootKey] = len(m)
 	s.mu.Unlock()
 	return &digests{base: m, durable: len(m)}
+}
+
+// cold reports whether the digest cache holds nothing for rootKey, in
+// memory or on disk: the first scan of a first start, whose walk the
+// initialize waits for (issue 12). A warm start's first walk revalidates a
+// catalog already served, beside the first requests: it is left to one
+// core.
+func (s *scanner) cold(rootKey string) bool {
+	s.mu.Lock()
+	_, ok := s.cache[rootKey]
+	s.mu.Unlock()
+	if ok {
+		return false
+	}
+	if s.disk == nil {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(s.disk.dir, s.disk.fileName(rootKey)))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // want is one file a scan describes.

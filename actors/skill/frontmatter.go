@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -56,7 +57,9 @@ type Frontmatter struct {
 // I/O and does not modify b.
 func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 	b = bytes.TrimPrefix(b, utf8BOM)
-	text := string(b)
+	// Only the header is read: the body (kilobytes per skill, 10,000
+	// skills at a first start) is never copied.
+	text := string(frontmatterRegion(b))
 	first, rest, ok := cutLine(text)
 	if strings.TrimRight(first, " \t\r") != "---" {
 		return nil, ErrNoFrontmatter
@@ -78,6 +81,28 @@ func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 	if !closed {
 		return nil, errNotClosed
 	}
+	if root, ok := simpleMapping(header); ok {
+		// What the YAML parser gives of this header, without it: most
+		// frontmatter is a few `key: text` lines, and parsing 10,000 of
+		// them is on the way to a first start's initialize (issue 12).
+		return mappingFrontmatter(root)
+	}
+	return parseHeader(header)
+}
+
+// mappingFrontmatter is the Frontmatter of the mapping node root.
+func mappingFrontmatter(root *yaml.Node) (*Frontmatter, error) {
+	root, dups := lastOccurrences(root)
+	js, err := renderJSON(root)
+	if err != nil {
+		return nil, fmt.Errorf("rendering frontmatter as JSON: %w", err)
+	}
+	return &Frontmatter{root: root, JSON: js, DupKeys: dups}, nil
+}
+
+// parseHeader is [ParseFrontmatter] of the header lines, through the YAML
+// parser (or the line-based reading when it fails).
+func parseHeader(header []string) (*Frontmatter, error) {
 	src := strings.Join(header, "\n") + "\n"
 
 	var doc yaml.Node
@@ -95,12 +120,7 @@ func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 		if root.Kind != yaml.MappingNode {
 			return nil, errNotMapping
 		}
-		root, dups := lastOccurrences(root)
-		js, jerr := renderJSON(root)
-		if jerr != nil {
-			return nil, fmt.Errorf("rendering frontmatter as JSON: %w", jerr)
-		}
-		return &Frontmatter{root: root, JSON: js, DupKeys: dups}, nil
+		return mappingFrontmatter(root)
 	}
 	root, dups := lastOccurrences(lineMapping(header))
 	if len(root.Content) == 0 {
@@ -111,6 +131,150 @@ func ParseFrontmatter(b []byte) (*Frontmatter, error) {
 		return nil, fmt.Errorf("rendering frontmatter as JSON: %w", jerr)
 	}
 	return &Frontmatter{root: root, JSON: js, Fallback: err.Error(), DupKeys: dups}, nil
+}
+
+// frontmatterRegion returns the prefix of b that [ParseFrontmatter] reads:
+// through the line that closes the header (the first `---` line after the
+// opening one), or through the first line when it does not open one; all of
+// b when the header is not closed. Lines are split as ParseFrontmatter
+// splits them.
+func frontmatterRegion(b []byte) []byte {
+	opening := true
+	for off := 0; off < len(b); {
+		line, next := b[off:], len(b)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], off+i+1
+		}
+		if opening {
+			if string(bytes.TrimRight(line, " \t\r")) != "---" {
+				return b[:next]
+			}
+			opening = false
+		} else if string(bytes.TrimRight(line, " \t\r\f\v")) == "---" {
+			return b[:next]
+		}
+		off = next
+	}
+	return b
+}
+
+// simpleMapping reads header lines that use only the plainest YAML — top-level
+// `key: text` lines, `key:` lines followed by `  key: text` lines (a
+// mapping of texts, each line indented by the same spaces), blank lines and comment
+// lines, where every text is a plain scalar that YAML reads as a string
+// ([plainText]) — into the mapping node the YAML parser makes of them:
+// string scalars in order, duplicates kept. ok is false for anything else,
+// which is left to the parser (TestSimpleMappingMatchesYAML).
+func simpleMapping(header []string) (root *yaml.Node, ok bool) {
+	root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	var nested *yaml.Node // the mapping the indented lines go to
+	indent := 0           // of its lines, set by the first
+	for _, line := range header {
+		switch {
+		case line == "" || line[0] == '#':
+			continue
+		case line[0] == ' ':
+			n := len(line) - len(strings.TrimLeft(line, " "))
+			if indent == 0 {
+				indent = n
+			}
+			k, v, ok := keyText(line[n:])
+			if nested == nil || n != indent || !ok || v == "" {
+				return nil, false
+			}
+			for i := 0; i < len(nested.Content); i += 2 {
+				if nested.Content[i].Value == k {
+					return nil, false // left to the parser
+				}
+			}
+			nested.Content = append(nested.Content, strNode(k), strNode(v))
+			continue
+		}
+		if nested != nil && len(nested.Content) == 0 {
+			return nil, false // `key:` with nothing below: null
+		}
+		nested, indent = nil, 0
+		k, v, ok := keyText(line)
+		if !ok {
+			return nil, false
+		}
+		if v == "" {
+			nested = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			root.Content = append(root.Content, strNode(k), nested)
+			continue
+		}
+		root.Content = append(root.Content, strNode(k), strNode(v))
+	}
+	if len(root.Content) == 0 || nested != nil && len(nested.Content) == 0 {
+		return nil, false
+	}
+	return root, true
+}
+
+func strNode(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+// keyText splits a `key: text` line (or `key:`, text "") whose key is
+// letters, digits, - and _ (a letter first) and whose text is [plainText];
+// ok is false for any other line.
+func keyText(line string) (key, text string, ok bool) {
+	i := strings.IndexByte(line, ':')
+	if i <= 0 {
+		return "", "", false
+	}
+	key = line[:i]
+	for j := 0; j < len(key); j++ {
+		c := key[j]
+		if !(isLetter(c) || j > 0 && (c >= '0' && c <= '9' || c == '-' || c == '_')) {
+			return "", "", false
+		}
+	}
+	rest := line[i+1:]
+	if rest == "" {
+		return key, "", true
+	}
+	if rest[0] != ' ' || !plainText(rest[1:]) {
+		return "", "", false
+	}
+	return key, rest[1:], true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// plainText reports whether YAML reads s, a plain scalar in block context
+// on one line, as the string s itself: it starts with a letter (no
+// indicator, number, date or special float), is not one of the words YAML
+// reads as a boolean or null, and holds no character that ends or changes
+// a plain scalar (": ", " #", a trailing ':' or white space, tabs, control
+// characters, flow brackets) nor a Unicode line break or byte-order mark.
+// Conservative: a string it refuses is only left to the parser.
+func plainText(s string) bool {
+	if s == "" || !isLetter(s[0]) {
+		return false
+	}
+	switch s {
+	case "true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL":
+		return false
+	}
+	last := s[len(s)-1]
+	if last == ' ' || last == ':' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c < 0x20 || c == 0x7f || c == '[' || c == ']' || c == '{' || c == '}':
+			return false
+		case c == ':' && s[i+1] == ' ', c == '#' && s[i-1] == ' ':
+			return false
+		case c >= 0x80:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r >= 0x80 && r < 0xA0 {
+				return false
+			}
+			i += n - 1
+		}
+	}
+	return true
 }
 
 // yamlLine matches the line numbers in a YAML parser message.

@@ -57,6 +57,17 @@ const maxPaths = 10000
 type Inboxes struct {
 	// Configured carries sources.configured. Required.
 	Configured <-chan *message.Message
+	// Catalogs, if set, carries catalog.changed: the roots of the first
+	// configuration are watched only once the first catalog arrives (at
+	// most holdMax after that configuration), so that the watches' walk of
+	// every folder does not compete with the first scan on the way to the
+	// first initialize (issue 12). The first catalog's message is acked
+	// once they are watched. Unless that catalog is the one persisted by an
+	// earlier process (its scans predate the hold: the hasher revalidates
+	// it after it is served), or when none came in time, each root watched
+	// then gets a rescan, which covers what changed between the scan and
+	// the watch. Nil: roots are watched as each configuration is handled.
+	Catalogs <-chan *message.Message
 }
 
 // Options configure a [Watcher]. A nil *Options means defaults.
@@ -99,6 +110,7 @@ type Options struct {
 // and the hasher decides what is served.
 type Watcher struct {
 	in        <-chan *message.Message
+	catalogs  <-chan *message.Message
 	pub       message.Publisher
 	debounce  time.Duration
 	reconcile time.Duration
@@ -128,6 +140,7 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Watcher {
 	}
 	return &Watcher{
 		in:        in.Configured,
+		catalogs:  in.Catalogs,
 		pub:       pub,
 		debounce:  o.Debounce,
 		reconcile: o.Reconcile,
@@ -142,7 +155,9 @@ func New(in Inboxes, pub message.Publisher, opts *Options) *Watcher {
 // acked (exactly once, never nacked, through [events.Handle]): when its Seq
 // is above the last one handled, the watches are set to the roots of its
 // local sources (other kinds are ignored), so once the message is acked,
-// later changes under those roots are seen. A root whose source is kept
+// later changes under those roots are seen — but for the first
+// configuration with [Inboxes.Catalogs], whose roots are watched once the
+// first catalog.changed message is handled. A root whose source is kept
 // keeps its watch and pending changes.
 //
 // Changes are published, per root, [Options.Debounce] after the last
@@ -190,6 +205,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
 	defer debounce.Stop()
+	catalogs := w.catalogs
+	r.holding = catalogs != nil
+	var held <-chan time.Time // holdMax after the first configuration held
 
 	for {
 		select {
@@ -207,6 +225,27 @@ func (w *Watcher) Run(ctx context.Context) error {
 				r.configure(cfg)
 				return nil
 			})
+			if r.holding && held == nil {
+				r.holdStart = time.Now()
+				held = time.After(holdMax)
+			}
+		case msg, ok := <-catalogs:
+			if !ok {
+				catalogs = nil
+				r.release(true)
+				continue
+			}
+			events.Handle(w.log, msg, func(m *message.Message) error {
+				if !r.holding {
+					return nil
+				}
+				ev, err := events.Decode[events.CatalogChanged](m)
+				r.release(err != nil || ev.Catalog == nil || scannedSince(ev.Catalog, r.holdStart))
+				return err
+			})
+		case <-held:
+			held = nil
+			r.release(true)
 		case <-r.wake:
 			r.absorb()
 		case <-debounce.C:
@@ -234,6 +273,10 @@ type watchRun struct {
 	cfgSeq uint64
 	seq    uint64 // of the last FilesChanged
 	roots  map[rootKey]*rootWatch
+	// holding is set while the roots wait for the first catalog
+	// ([Inboxes.Catalogs]), since holdStart.
+	holding   bool
+	holdStart time.Time
 
 	// wake says that drain goroutines queued raw events.
 	wake chan struct{}
@@ -321,7 +364,7 @@ func (r *watchRun) configure(cfg events.SourcesConfigured) {
 			r.roots[k] = rw
 		}
 		rw.src, rw.cfgSeq = src, cfg.Seq
-		if !ok {
+		if !ok && !r.holding {
 			r.establish(rw)
 		}
 	}
@@ -329,6 +372,46 @@ func (r *watchRun) configure(cfg events.SourcesConfigured) {
 		if !keep[k] {
 			rw.unwatch()
 			delete(r.roots, k)
+		}
+	}
+}
+
+// holdMax bounds how long the first configuration's roots wait for the
+// first catalog before they are watched ([Inboxes.Catalogs]).
+const holdMax = 5 * time.Second
+
+// scannedSince reports whether c was built from a scan made at or after
+// t, or may have been (a pending catalog, or one that does not say): not
+// a catalog persisted by an earlier process and served before any scan.
+func scannedSince(c *events.Catalog, t time.Time) bool {
+	if c.Pending || c.Scanned == nil {
+		return true
+	}
+	for _, at := range c.Scanned {
+		if !at.Before(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// release ends the hold of [Inboxes.Catalogs]: it watches every root held,
+// with a rescan of each when rescan is set (what changed before the watch
+// was in place would be missed otherwise).
+func (r *watchRun) release(rescan bool) {
+	if !r.holding {
+		return
+	}
+	r.holding = false
+	now := time.Now()
+	for _, rw := range r.roots {
+		if rw.reg != nil {
+			continue
+		}
+		r.establish(rw)
+		if rescan && rw.reg != nil && rw.reg.recursive {
+			rw.rescan = true
+			rw.touch(now)
 		}
 	}
 }

@@ -728,3 +728,59 @@ func renameOver(t *testing.T, target, link string) {
 		t.Fatal(err)
 	}
 }
+
+// TestWatcherHoldsForFirstCatalog (issue 12): with a catalog inbox, the
+// first configuration's roots are watched once the first catalog arrives,
+// and that message is acked only then. After a catalog built from this
+// process's scans (pending or not: the scan ran before the watch) the root
+// gets a rescan; after one persisted by an earlier process (no scan of
+// this process yet) it does not; later edits are reported as usual.
+func TestWatcherHoldsForFirstCatalog(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cat    func() *events.Catalog
+		rescan bool
+	}{
+		{"pending", func() *events.Catalog { return &events.Catalog{Version: 1, Pending: true} }, true},
+		{"built here", func() *events.Catalog {
+			return &events.Catalog{Version: 1, Scanned: map[string]time.Time{"0": time.Now()}}
+		}, true},
+		{"persisted", func() *events.Catalog { return &events.Catalog{Version: 1, Scanned: map[string]time.Time{"0": {}}} }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			f := filepath.Join(root, "pdf", "SKILL.md")
+			write(t, f, skilltest.SkillMD("pdf", "v1"))
+			in, catalogs, rec := make(chan *message.Message), make(chan *message.Message), newChangeRecorder()
+			w := watch.New(watch.Inboxes{Configured: in, Catalogs: catalogs}, rec, &watch.Options{Debounce: testDebounce, Reconcile: -1})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- w.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			tw := &testWatcher{in: in, rec: rec, stop: func() {}}
+			tw.configure(t, 1, root)
+
+			// Not watched yet: this write is not reported as such.
+			write(t, f, skilltest.SkillMD("pdf", "v2"))
+			msg, err := events.Encode(events.CatalogChanged{Catalog: tc.cat()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			catalogs <- msg
+			select {
+			case <-msg.Acked():
+			case <-time.After(watchTimeout):
+				t.Fatal("catalog not acked")
+			}
+			if tc.rescan {
+				rec.waitFor(t, "a rescan of the root", rescanOf(root, 0))
+			}
+			// Watched now: an edit is reported by path.
+			write(t, f, skilltest.SkillMD("pdf", "v3"))
+			got := rec.waitFor(t, f, hasAll(f))
+			if !tc.rescan && slices.ContainsFunc(got, func(ev events.FilesChanged) bool { return ev.Rescan }) {
+				t.Errorf("a rescan after a persisted first catalog: %s", describe(got))
+			}
+		})
+	}
+}
