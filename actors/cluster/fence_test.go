@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -325,5 +326,48 @@ func TestClaimNewClusterWarns(t *testing.T) {
 		if got := strings.Contains(logs.String(), "check --cluster-name"); got != want {
 			t.Errorf("claim %d: warned %v, want %v:\n%s", i+1, got, want, logs.String())
 		}
+	}
+}
+
+// TestClaimLostStreamHoldsServed: a leader elected on a pointer stream that
+// lost its history (nats-server back with an empty store) numbers above
+// the version it served and holds the remote sources' skills of the
+// catalog it served until its own fetcher has synced them — it does not
+// publish a catalog without them (issue 16; found under load: a GitHub
+// skill vanished from every replica for a version after such a restart).
+func TestClaimLostStreamHoldsServed(t *testing.T) {
+	n, res := openTest(t)
+	gh := events.Source{ID: "1", Kind: events.SourceGitHub, Location: "github.com/acme/skills"}
+	loc := events.Source{ID: "0", Kind: events.SourceLocal, Location: "/srv/skills"}
+	skill := func(src events.Source, name string) events.Skill {
+		return events.Skill{QualifiedName: src.ID + "__" + name, Name: name, Description: name, SkillPath: src.ID + "/" + name,
+			URI: "skill://" + src.ID + "/" + name + "/SKILL.md", Frontmatter: []byte(`{}`), Source: src}
+	}
+	n.seen.Store(7)
+	n.served.Store(events.NewCatalog(7, false, []events.Skill{skill(loc, "alpha"), skill(gh, "gamma")}, nil))
+	e := exporter(t, n, res, 1, "n1")
+	e.seen, e.served = &n.seen, &n.served
+	if err := e.claim(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.hold.configure(events.SourcesConfigured{Sources: []events.Source{loc, gh}})
+	local := events.NewCatalog(1, false, []events.Skill{skill(loc, "alpha"), skill(loc, "beta")}, nil) // gh not synced: none
+	if err := e.export(t.Context(), local); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := lastPointer(t.Context(), res.pointer, n.n.pointer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, _, err := loadSnapshot(t.Context(), res, p.Snapshot, p.Version, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range cat.Skills {
+		got = append(got, s.QualifiedName)
+	}
+	if p.Version != 8 || !slices.Contains(got, "1__gamma") || !slices.Contains(got, "0__beta") {
+		t.Errorf("published version %d with %v; want version 8 holding 1__gamma beside the local 0__alpha, 0__beta", p.Version, got)
 	}
 }

@@ -74,6 +74,10 @@ type Node struct {
 	// leader numbers its catalogs above it even if the pointer stream lost
 	// its history (a NATS server restarted without its storage).
 	seen atomic.Uint64
+	// served is the catalog of version seen: a new leader on a pointer
+	// stream that lost its history holds the remote sources' skills as
+	// this replica serves them (see hold.go).
+	served atomic.Pointer[events.Catalog]
 }
 
 // New returns the node of this replica over nc. It subscribes nothing yet:
@@ -121,7 +125,7 @@ func (n *Node) Run(ctx context.Context) error {
 	n.adoptLease(ctx, res)
 	imp := &Importer{res: res, sub: n.subscriber(), subject: n.n.pointer, pub: n.pub, node: n.opts.Node,
 		sources:   n.opts.Sources,
-		reconcile: n.opts.Reconcile, seen: &n.seen, log: n.log.With("part", "importer"),
+		reconcile: n.opts.Reconcile, seen: &n.seen, served: &n.served, log: n.log.With("part", "importer"),
 		reopen: func(ctx context.Context) error { _, err := ensure(ctx, res.js, n.n, n.opts.Lease); return err }}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return imp.Run(gctx) })
@@ -408,7 +412,7 @@ func (n *Node) produce(ctx context.Context, res *resources, term uint64) error {
 		return err
 	}
 	exp := &Exporter{in: inboxes[0], configured: inboxes[1], synced: inboxes[2], res: res, pub: pub, subject: n.n.pointer, term: term, node: n.opts.Node,
-		sources: n.opts.Sources, bundled: n.opts.Bundled, seen: &n.seen, log: n.log.With("part", "exporter", "term", term)}
+		sources: n.opts.Sources, bundled: n.opts.Bundled, seen: &n.seen, served: &n.served, log: n.log.With("part", "exporter", "term", term)}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		if err := exp.Run(gctx); err != nil {
