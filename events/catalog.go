@@ -150,6 +150,27 @@ func NewCatalog(version uint64, static bool, skills []Skill, diags []Diagnostic)
 	return c
 }
 
+// PatchCatalog returns a catalog holding skills, which the caller made from
+// prev's by replacing some skills with others of the same URI and qualified
+// name at the same index (the catalog builder's incremental path, issue
+// 12): it shares prev's lookup index rather than building one (two map
+// entries per skill, some 2 ms and 1.3 MB at 10,000 skills per edit).
+// Where skills is not such a patch of prev's (checked: a URI or qualified
+// name differs, or their number), it is [NewCatalog]. It takes ownership
+// of both slices.
+func PatchCatalog(prev *Catalog, version uint64, static bool, skills []Skill, diags []Diagnostic) *Catalog {
+	if prev == nil || prev.idx == nil || len(skills) != len(prev.Skills) {
+		return NewCatalog(version, static, skills, diags)
+	}
+	for i := range skills {
+		if skills[i].URI != prev.Skills[i].URI || skills[i].QualifiedName != prev.Skills[i].QualifiedName {
+			return NewCatalog(version, static, skills, diags)
+		}
+	}
+	// prev's skills are sorted by URI, and so are these: the same URIs.
+	return &Catalog{Version: version, Static: static, Skills: skills, Diagnostics: diags, idx: prev.idx}
+}
+
 // UnmarshalJSON decodes a catalog and rebuilds its lookup index.
 func (c *Catalog) UnmarshalJSON(data []byte) error {
 	type plain Catalog

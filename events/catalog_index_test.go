@@ -63,3 +63,49 @@ func TestCatalogFileLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestPatchCatalog: a catalog patched from another (skills replaced by
+// others of the same URI and qualified name) shares its lookup index and
+// finds what a catalog built afresh finds; anything else is built afresh.
+func TestPatchCatalog(t *testing.T) {
+	mk := func(names ...string) []Skill {
+		var skills []Skill
+		for _, n := range names {
+			skills = append(skills, Skill{QualifiedName: "q_" + n, URI: "skill://s/" + n + "/SKILL.md",
+				Files: []File{{Path: "SKILL.md"}, {Path: "x.md"}}})
+		}
+		return skills
+	}
+	prev := NewCatalog(1, false, mk("a", "b", "c"), nil)
+	next := append([]Skill(nil), prev.Skills...)
+	next[1].Description, next[1].Files = "changed", []File{{Path: "SKILL.md"}, {Path: "y.md"}}
+	c := PatchCatalog(prev, 2, false, next, nil)
+	if c.idx != prev.idx {
+		t.Error("a patch does not share the index")
+	}
+	fresh := NewCatalog(2, false, append([]Skill(nil), next...), nil)
+	for i := range c.Skills {
+		sk := &c.Skills[i]
+		if c.SkillByURI(sk.URI) != sk || c.SkillByName(sk.QualifiedName) != sk {
+			t.Errorf("skill %s not found in the patched catalog", sk.URI)
+		}
+		for _, f := range []string{"x.md", "y.md"} {
+			got, ok := c.File(sk.FileURI(f))
+			want, wok := fresh.File(sk.FileURI(f))
+			if ok != wok || ok && (got.File.Path != want.File.Path || got.Skill.URI != want.Skill.URI) {
+				t.Errorf("File(%s) = %v, %v; fresh %v, %v", sk.FileURI(f), got, ok, want, wok)
+			}
+		}
+	}
+	for name, skills := range map[string][]Skill{
+		"renamed":   func() []Skill { s := append([]Skill(nil), prev.Skills...); s[0].QualifiedName = "other"; return s }(),
+		"moved":     mk("a", "b", "d"),
+		"one fewer": mk("a", "b"),
+	} {
+		if c := PatchCatalog(prev, 2, false, skills, nil); c.idx == prev.idx {
+			t.Errorf("%s: shares the index", name)
+		} else if c.SkillByName(skills[0].QualifiedName) != &c.Skills[0] {
+			t.Errorf("%s: index not rebuilt", name)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,6 +172,11 @@ func (s *benchSession) call(b *testing.B, method, params string) []byte {
 		b.Fatal(err)
 	}
 	line, err := s.out.ReadSlice('\n')
+	// A notification (a list_changed after a new catalog version) is not
+	// the response.
+	for err == nil && bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","method":`)) {
+		line, err = s.out.ReadSlice('\n')
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -401,6 +407,56 @@ func BenchmarkSkillsListFirstPageCold(b *testing.B) {
 					b.Fatal("SetCatalog = false")
 				}
 				b.StartTimer()
+				s.call(b, "skills/list", `{}`)
+			}
+		})
+	}
+}
+
+// BenchmarkSetCatalogEdit is the facade's part of a one-file edit (issue
+// 12: edit latency, CPU proportional to the change): SetCatalog of a new
+// catalog version that differs from the served one in one supporting file
+// of one skill, every other skill the very same value (its manifest
+// shared), as the catalog builder's incremental path makes it. The server
+// is built and one stdio session is connected, so the registrations are
+// brought up to date as in the process; after the swap one skills/get of
+// the changed skill and the first skills/list page are served, as a
+// client that heard of the change asks.
+//
+//	go test ./mcpface -run '^$' -bench SetCatalogEdit -benchmem
+func BenchmarkSetCatalogEdit(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run("skills="+strconv.Itoa(n), func(b *testing.B) {
+			bc := loadBenchCatalog(b, n)
+			f := mcpface.New(&mcpface.Options{Version: "1.2.3"})
+			f.SetCatalog(bc.cat)
+			s := newBenchSessionOf(b, f)
+			s.call(b, "skills/list", `{}`)
+			mid := n / 2
+			get := uriParams(bc.gets[mid])
+			s.call(b, "skills/get", get)
+			// Two versions of the skill in the middle, alternated: its
+			// third file's digest and size change, its manifest is new.
+			variants := [2][]events.Skill{bc.cat.Skills, slices.Clone(bc.cat.Skills)}
+			sk := &variants[1][mid]
+			sk.Files = slices.Clone(sk.Files)
+			sk.Files[2].Digest = strings.Repeat("ab", 32)
+			sk.Files[2].Size++
+			version := bc.cat.Version
+			// No cpu-µs/op: the process clock would count the catalogs
+			// made with the timer stopped.
+			for i := 0; b.Loop(); i++ {
+				version++
+				// What the builder pays (the lookup index), not the facade.
+				b.StopTimer()
+				skills := slices.Clone(bc.cat.Skills)
+				skills[mid] = variants[i%2][mid]
+				cat := events.NewCatalog(version, false, skills, nil)
+				b.StartTimer()
+				if !f.SetCatalog(cat) {
+					b.Fatal("SetCatalog = false")
+				}
+				s.call(b, "skills/get", get)
 				s.call(b, "skills/list", `{}`)
 			}
 		})

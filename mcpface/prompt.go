@@ -85,7 +85,14 @@ func (f *Facade) skillMessage(s *snapshot, sk *events.Skill) (*mcp.GetPromptResu
 // description changed is (re-)added, and only prompts that went are removed,
 // so the SDK sends notifications/prompts/list_changed only for a visible
 // change. reg is what srv holds and is updated.
+//
+// When reg was registered from a snapshot whose skills s keeps in shape,
+// only the changed skills are looked at ([Facade.patchPrompts]): an edit
+// in 10,000 skills does not make 10,000 prompts again (issue 12).
 func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot, reg *registrations) {
+	if reg.snap != nil && reg.prompts != nil && f.patchPrompts(srv, s, reg) {
+		return
+	}
 	want := make(map[string]string)
 	add := func(p *mcp.Prompt, h mcp.PromptHandler) {
 		want[p.Name] = p.Description
@@ -119,4 +126,61 @@ func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot, reg *registration
 		srv.RemovePrompts(gone...)
 	}
 	reg.prompts = want
+}
+
+// patchPrompts is [Facade.registerPrompts] from reg.snap to s by their
+// changed skills alone, and reports whether it applied: the catalogs keep
+// their shape, and every changed skill keeps its qualified name and
+// whether it is user-invocable and is the skill its name finds (the last
+// of that name, whose prompt the full registration keeps). Then the
+// prompt names stay the ones registered; a changed skill's prompt is
+// re-added when its description changed, and the skill prompt when the
+// catalog it carries may have ([blockChanged]).
+func (f *Facade) patchPrompts(srv *mcp.Server, s *snapshot, reg *registrations) bool {
+	old := reg.snap
+	d := f.diffs.diffOf(old, s)
+	if !d.shape {
+		return false
+	}
+	for _, i := range d.changed {
+		a, b := &old.cat.Skills[i], &s.cat.Skills[i]
+		if a.QualifiedName != b.QualifiedName || a.UserInvocable != b.UserInvocable || s.cat.SkillByName(b.QualifiedName) != b {
+			return false
+		}
+	}
+	if blockChanged(old, s, d, userInvocable) {
+		if p := f.skillPrompt(s, reg.remote); reg.prompts[p.Name] != p.Description {
+			srv.AddPrompt(p, f.getSkillPrompt)
+			reg.prompts[p.Name] = p.Description
+		}
+	}
+	for _, i := range d.changed {
+		sk := &s.cat.Skills[i]
+		if !sk.UserInvocable || sk.QualifiedName == promptSkill {
+			continue
+		}
+		if desc, ok := reg.prompts[sk.QualifiedName]; !ok || desc != sk.Description {
+			srv.AddPrompt(&mcp.Prompt{Name: sk.QualifiedName, Title: sk.QualifiedName, Description: sk.Description}, f.getNamedPrompt)
+			reg.prompts[sk.QualifiedName] = sk.Description
+		}
+	}
+	return true
+}
+
+// blockChanged reports whether the <available_skills> list of the skills
+// keep accepts may differ between snapshots a and b, whose skills differ
+// by d (of the same shape): whether a changed skill is accepted in one
+// and not the other, or accepted in b with another name, description,
+// URI or path on disk than in a ([blockItem]: what the list is made of).
+func blockChanged(a, b *snapshot, d skillDiff, keep func(*events.Skill) bool) bool {
+	for _, i := range d.changed {
+		x, y := &a.cat.Skills[i], &b.cat.Skills[i]
+		if keep(x) != keep(y) {
+			return true
+		}
+		if keep(y) && (x.QualifiedName != y.QualifiedName || x.Description != y.Description || x.URI != y.URI || diskPath(x) != diskPath(y)) {
+			return true
+		}
+	}
+	return false
 }

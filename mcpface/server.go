@@ -173,6 +173,7 @@ type Facade struct {
 	regVersion uint64
 	reg        registrations
 	regSnap    *snapshot   // the snapshot whose resources/list content was last announced
+	diffs      diffMemo    // how the last snapshot set differs from the one before
 	viewsTimer *time.Timer // builds the first snapshot's views ([viewsDelay]); stopped when Run returns
 
 	// subGate is held for reading while the SDK records a subscription
@@ -439,7 +440,12 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 		// waited for a complete catalog read the current one after.
 		return false
 	}
-	s := newSnapshot(c, f.snap.Load())
+	prev := f.snap.Load()
+	var d skillDiff
+	if prev != nil {
+		d = diffSkills(prev.cat, c)
+	}
+	s := newSnapshotOf(c, prev, d)
 	// The swap and the registrations that follow it happen under regMu,
 	// which requests for tools and prompts pass through
 	// ([Facade.featureMiddleware]): a client that read the new catalog
@@ -453,6 +459,9 @@ func (f *Facade) SetCatalog(c *events.Catalog) bool {
 			return false
 		}
 		if f.snap.CompareAndSwap(old, s) {
+			if old == prev {
+				f.diffs = diffMemo{from: prev, to: s, d: d}
+			}
 			break
 		}
 	}
@@ -609,6 +618,10 @@ type registrations struct {
 	// remote is true for the HTTP servers: their catalog shows no server
 	// paths (issue 13 item 11).
 	remote bool
+	// snap is the snapshot tool and prompts were registered from, nil
+	// before the first registration; a later snapshot of the same shape
+	// re-checks only its changed skills ([Facade.registerPrompts]).
+	snap *snapshot
 }
 
 // newServer builds a server for snapshot s, with the instructions of s.
@@ -720,13 +733,14 @@ func (f *Facade) syncLocked() {
 	if first || !f.opts.Static {
 		f.registerTools(srv, s, &f.reg, first)
 		f.registerPrompts(srv, s, &f.reg)
+		f.reg.snap = s
 	}
 	// skill://index.json is registered as a plain resource so that replacing
 	// it triggers notifications/resources/list_changed; resources/list and
 	// resources/read are answered from the snapshot.
 	if first {
 		srv.AddResource(indexResource(), f.readResourceHandler)
-	} else if !f.regSnap.cat.Pending && !sameResources(f.regSnap, s) {
+	} else if !f.regSnap.cat.Pending && !f.sameResourcesAs(f.regSnap, s) {
 		// (No client was served a pending catalog's resources/list:
 		// completing it is no change, issue 12.)
 		srv.AddResource(indexResource(), f.readResourceHandler)
@@ -759,6 +773,36 @@ func (f *Facade) stopViewsTimer() {
 // snapshot's views are built, if nothing needed them before.
 const viewsDelay = 3 * time.Second
 
+// sameResourcesAs is [sameResources] of a and b, comparing only the
+// resources of the skills that changed between them when their catalogs
+// keep their shape and no changed skill is nested or holds one: then
+// every other skill lists the same resources in the same place in both.
+func (f *Facade) sameResourcesAs(a, b *snapshot) bool {
+	d := f.diffs.diffOf(a, b)
+	if !d.shape {
+		return sameResources(a, b)
+	}
+	a.ensureViews()
+	b.ensureViews()
+	for _, i := range d.changed {
+		if a.views[i].nested || b.views[i].nested {
+			return sameResources(a, b)
+		}
+	}
+	for _, i := range d.changed {
+		fa, fb := a.views[i].files, b.views[i].files
+		if len(fa) != len(fb) {
+			return false
+		}
+		for k := range fa {
+			if !sameResource(a, b, resRef{int32(i), fa[k]}, resRef{int32(i), fb[k]}) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // sameResources reports whether resources/list would send the same content
 // for a as for b: the same resources in the same order, equal in every
 // field as encoded. It compares what [snapshot.resource] makes them from
@@ -766,19 +810,25 @@ const viewsDelay = 3 * time.Second
 // version (issue 12: edit latency).
 func sameResources(a, b *snapshot) bool {
 	return slices.EqualFunc(a.resources(), b.resources(), func(x, y resRef) bool {
-		if x == indexRef || y == indexRef {
-			return x == y
-		}
-		ska, skb := &a.cat.Skills[x.skill], &b.cat.Skills[y.skill]
-		fa, fb := &ska.Files[x.file], &skb.Files[y.file]
-		if fa.Path != fb.Path || ska.SkillRootURI() != skb.SkillRootURI() || ska.Name != skb.Name ||
-			fa.Size != fb.Size || ska.ModelInvocable != skb.ModelInvocable || ska.UserInvocable != skb.UserInvocable ||
-			!fa.ModTime.Equal(fb.ModTime) && isoTime(fa.ModTime) != isoTime(fb.ModTime) {
-			return false
-		}
-		if fa.Path == "SKILL.md" {
-			return strings.TrimSpace(ska.Description) == strings.TrimSpace(skb.Description)
-		}
-		return fileMIME(fa) == fileMIME(fb)
+		return sameResource(a, b, x, y)
 	})
+}
+
+// sameResource reports whether resource x of a has the same
+// resources/list entry as resource y of b.
+func sameResource(a, b *snapshot, x, y resRef) bool {
+	if x == indexRef || y == indexRef {
+		return x == y
+	}
+	ska, skb := &a.cat.Skills[x.skill], &b.cat.Skills[y.skill]
+	fa, fb := &ska.Files[x.file], &skb.Files[y.file]
+	if fa.Path != fb.Path || ska.SkillRootURI() != skb.SkillRootURI() || ska.Name != skb.Name ||
+		fa.Size != fb.Size || ska.ModelInvocable != skb.ModelInvocable || ska.UserInvocable != skb.UserInvocable ||
+		!fa.ModTime.Equal(fb.ModTime) && isoTime(fa.ModTime) != isoTime(fb.ModTime) {
+		return false
+	}
+	if fa.Path == "SKILL.md" {
+		return strings.TrimSpace(ska.Description) == strings.TrimSpace(skb.Description)
+	}
+	return fileMIME(fa) == fileMIME(fb)
 }

@@ -175,6 +175,13 @@ func (f *Facade) registerTools(srv *mcp.Server, s *snapshot, reg *registrations,
 	if f.opts.Tools == ToolsNever {
 		return
 	}
+	if !first && reg.snap != nil && f.opts.CatalogMode == CatalogToolDescription {
+		// The description carries the catalog: unchanged unless a changed
+		// skill's entry in it is (issue 12: no 10,000-skill block per edit).
+		if d := f.diffs.diffOf(reg.snap, s); d.shape && !blockChanged(reg.snap, s, d, modelInvocable) {
+			return
+		}
+	}
 	tool := f.loadSkillTool(s, reg.remote)
 	if first {
 		mcp.AddTool(srv, f.skillResourceTool(), f.skillResource)

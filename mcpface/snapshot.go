@@ -119,33 +119,99 @@ func (k *viewKey) same(o *viewKey) bool {
 // skills builds one view, not 40,000 resources (issue 12: edit latency).
 // A pending prev (whose views no client was served) counts as none.
 //
+// When c's skills keep prev's shape ([diffSkills]), everything derived
+// from an unchanged skill is shared with prev rather than made again: its encoded
+// entry, its view, the listed skills and the resource order when no view
+// changed ([snapshot.carry]).
+//
 // The first snapshot (prev nil) leaves its views to its first use
 // ([snapshot.ensureViews]): at 10,000 skills they are 40,000 resources,
 // some 75 ms and 30 MiB that the first initialize, answered from a
 // persisted catalog, does not need (issue 12). maxURI is a bound computed
 // without encoding any URI.
 func newSnapshot(c *events.Catalog, prev *snapshot) *snapshot {
+	var d skillDiff
+	if prev != nil {
+		d = diffSkills(prev.cat, c)
+	}
+	return newSnapshotOf(c, prev, d)
+}
+
+// newSnapshotOf is [newSnapshot] given d, how c's skills differ from
+// prev's.
+func newSnapshotOf(c *events.Catalog, prev *snapshot, d skillDiff) *snapshot {
 	s := &snapshot{cat: c}
 	s.entries = make([]atomic.Pointer[json.RawMessage], len(c.Skills))
-	for i := range c.Skills {
-		if c.Skills[i].Listed {
-			s.listed = append(s.listed, i)
-		}
+	if prev != nil && d.shape {
+		s.carry(prev, d)
+	} else {
+		s.listed = listedSkills(c)
+		s.maxURI = maxURIBound(c.Skills)
 	}
-	s.maxURI = maxURIBound(c)
 	if prev != nil && !prev.cat.Pending {
-		s.viewsOnce.Do(func() { s.buildViews(prev) })
+		s.viewsOnce.Do(func() {
+			if !d.shape || !s.carryViews(prev, d) {
+				s.buildViews(prev)
+			}
+		})
 	}
 	return s
 }
 
-// maxURIBound returns a bound on the length of any spelling of a URI c
-// serves: three times the longest, each file path counted as if every byte
-// were percent-encoded.
-func maxURIBound(c *events.Catalog) int {
-	n := 3 * len(events.IndexURI)
+// listedSkills returns the index in c.Skills of every listed skill.
+func listedSkills(c *events.Catalog) []int {
+	var listed []int
 	for i := range c.Skills {
-		sk := &c.Skills[i]
+		if c.Skills[i].Listed {
+			listed = append(listed, i)
+		}
+	}
+	return listed
+}
+
+// carry takes from prev, whose catalog's skills differ from s's by d (of
+// the same shape), the encoded entry of every unchanged skill (an entry is
+// a function of the skill value alone), the listed skills when no changed
+// skill's Listed flag changed, and the URI length bound: prev's, raised
+// for the changed skills (counted again in full when one that set it
+// lowered its own).
+func (s *snapshot) carry(prev *snapshot, d skillDiff) {
+	next := 0
+	relist := false
+	for i := range s.entries {
+		if next < len(d.changed) && d.changed[next] == i {
+			next++
+			relist = relist || prev.cat.Skills[i].Listed != s.cat.Skills[i].Listed
+			continue
+		}
+		if e := prev.entries[i].Load(); e != nil {
+			s.entries[i].Store(e)
+		}
+	}
+	if relist {
+		s.listed = listedSkills(s.cat)
+	} else {
+		s.listed = prev.listed
+	}
+	s.maxURI = prev.maxURI
+	for _, i := range d.changed {
+		was, is := maxURIBound(prev.cat.Skills[i:i+1]), maxURIBound(s.cat.Skills[i:i+1])
+		if was >= prev.maxURI && is < was {
+			// A skill that set the bound lowered its own: count them all.
+			s.maxURI = maxURIBound(s.cat.Skills)
+			return
+		}
+		s.maxURI = max(s.maxURI, is)
+	}
+}
+
+// maxURIBound returns a bound on the length of any spelling of a URI
+// skills serve: three times the longest, each file path counted as if
+// every byte were percent-encoded, and at least that of skill://index.json.
+func maxURIBound(skills []events.Skill) int {
+	n := 3 * len(events.IndexURI)
+	for i := range skills {
+		sk := &skills[i]
 		root := len(sk.SkillRootURI())
 		for j := range sk.Files {
 			n = max(n, 3*(root+1+3*len(sk.Files[j].Path)))
@@ -277,6 +343,57 @@ func (s *snapshot) buildViews(prev *snapshot) {
 		files += len(s.views[i].files)
 	}
 	s.order = resourceOrder(s, files)
+}
+
+// carryViews fills s.views and s.order from prev's, whose catalog's skills
+// differ from s's by d (of the same shape): the same skill roots, so the
+// same nesting. Each changed skill gets its own view (prev's when its key
+// holds), every other one prev's (a nested one made again, as
+// buildViews makes it); the order is prev's when every changed view lists
+// the same files. It reports false, having set nothing, when
+// prev has no views or a changed skill is nested or holds one (the owner
+// of a nested file depends on the other skills): [snapshot.buildViews]
+// then does it all.
+func (s *snapshot) carryViews(prev *snapshot, d skillDiff) bool {
+	prev.ensureViews()
+	if len(prev.views) != len(s.cat.Skills) {
+		return false
+	}
+	for _, i := range d.changed {
+		if prev.views[i].nested {
+			return false
+		}
+	}
+	views := slices.Clone(prev.views)
+	for i, v := range views {
+		if v.nested {
+			// As buildViews does: a nested skill's view is always made
+			// anew (few skills are nested; the files they own do not
+			// change here, nor does the order).
+			views[i] = buildView(s.cat, &s.cat.Skills[i], v.key, true)
+		}
+	}
+	sameOrder := true
+	files := len(prev.order) - 1
+	for _, i := range d.changed {
+		sk := &s.cat.Skills[i]
+		k := keyOf(sk)
+		v := prev.views[i]
+		if v.key.same(&k) {
+			views[i] = &skillView{key: k, files: v.files}
+			continue
+		}
+		views[i] = buildView(s.cat, sk, k, false)
+		files += len(views[i].files) - len(v.files)
+		sameOrder = sameOrder && slices.Equal(views[i].files, v.files)
+	}
+	s.views = views
+	if sameOrder {
+		s.order = prev.order
+	} else {
+		s.order = resourceOrder(s, files)
+	}
+	return true
 }
 
 // resourceOrder returns every resource of s (its views built), sorted by

@@ -87,7 +87,7 @@ func (b *Builder) patch(current map[string]events.SourceScanned) (cat *events.Ca
 	if same {
 		return nil, true
 	}
-	cat = events.NewCatalog(prev.Version+1, false, skills, diags)
+	cat = events.PatchCatalog(prev, prev.Version+1, false, skills, diags)
 	cat.ConfigSeq, cat.OverridesSeq = b.cfg.Seq, b.overrides.Seq
 	b.prev = cat
 	return cat, true

@@ -52,11 +52,17 @@ import (
 const persistMagic = "skilljack-catalog 2\n"
 
 // persistDelay is how long after publishing a catalog the builder writes
-// it (but the first, written at once), so that a burst of edits is written
-// once: encoding a 10,000-skill catalog costs some 30 ms of CPU, which an
-// edit should not pay each time. A restart within it serves the catalog
+// it (but the first, written at once), each newer catalog pushing the
+// write back ([store.later]), so that a burst of edits is written once:
+// encoding a 10,000-skill catalog costs some 30 ms of CPU, which an edit
+// should not pay each time, nor an edit's notification wait for. A restart within it serves the catalog
 // before and revalidates it, as after any change made while down.
 var persistDelay = 5 * time.Second
+
+// persistMaxDelay bounds how long a catalog waits to be written while newer
+// ones keep coming less than persistDelay apart (an editor saving in a
+// loop): the one served then is written at least this often.
+var persistMaxDelay = 30 * time.Second
 
 // persisted is the content of a persisted catalog file.
 type persisted struct {
@@ -104,6 +110,8 @@ type store struct {
 	pending func() *persisted // makes the newest catalog not written yet
 	urgent  bool              // pending is a first catalog: written even at stop
 	timer   *time.Timer
+	due     time.Time // when timer fires
+	since   time.Time // when the first catalog pending was handed over
 	wg      sync.WaitGroup
 	// size is the length in bytes of the file last read or written (0:
 	// none yet), the size hint of the next encoding.
@@ -416,18 +424,35 @@ func (st *store) save(p *persisted) error {
 }
 
 // later writes what p makes delay from now, unless a newer catalog comes
-// first (then that one is written instead); p runs on another goroutine
-// and may return nil (nothing to write). Safe for concurrent use.
+// first: then that one is written instead, delay after it (the write of a
+// burst of edits waits for its end, off the path of every edit's
+// notification, issue 12), but no later than persistMaxDelay after the
+// first catalog of the burst not written. p runs on another goroutine and
+// may return nil (nothing to write). Safe for concurrent use.
 func (st *store) later(p func() *persisted, delay time.Duration) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	now := time.Now()
 	st.pending = p
 	st.urgent = st.urgent || delay == 0
+	if st.timer == nil {
+		st.since = now
+	}
+	at := now.Add(delay)
+	if limit := st.since.Add(persistMaxDelay); at.After(limit) {
+		at = limit
+	}
 	if st.timer != nil {
+		// A timer that already fired takes the newest catalog itself.
+		if !at.Equal(st.due) && st.timer.Stop() {
+			st.timer.Reset(max(time.Until(at), 0))
+			st.due = at
+		}
 		return
 	}
 	st.wg.Add(1)
-	st.timer = time.AfterFunc(delay, func() {
+	st.due = at
+	st.timer = time.AfterFunc(max(time.Until(at), 0), func() {
 		defer st.wg.Done()
 		// saveMu before mu, always: a write under way delays the next
 		// timer's (which then takes the newest catalog), never the

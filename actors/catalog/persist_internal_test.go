@@ -98,3 +98,37 @@ func TestPersistedEncodeSizeHint(t *testing.T) {
 		t.Errorf("allocations per encoding: %v with the hint, %v without; want at least the 2 doublings fewer", with, without)
 	}
 }
+
+// TestPersistLaterCoalesces (issue 12: edit latency): each newer catalog
+// pushes the pending write back by the delay it is given, so that a burst
+// of edits is written once after it, but never past persistMaxDelay after
+// the first catalog not written. Nothing here waits for a timer: the
+// writes are seconds away, and stop drops them.
+func TestPersistLaterCoalesces(t *testing.T) {
+	st := &store{dir: t.TempDir(), log: discardLogger()}
+	written := 0
+	mk := func() *persisted { written++; return nil }
+	short, long := persistMaxDelay/3, persistMaxDelay*2/3
+	start := time.Now()
+	st.later(mk, short)
+	first := st.due
+	st.later(mk, long)
+	if !st.due.After(first) {
+		t.Errorf("a newer catalog does not push the write back: due %v, first %v", st.due, first)
+	}
+	st.later(mk, 2*persistMaxDelay)
+	if limit := start.Add(persistMaxDelay); st.due.After(time.Now().Add(persistMaxDelay)) || st.due.Before(limit) {
+		t.Errorf("write due %v, want the bound %v", st.due, limit)
+	}
+	st.mu.Lock()
+	st.since = start.Add(-persistMaxDelay)
+	st.mu.Unlock()
+	st.later(mk, short)
+	if st.due.After(time.Now()) {
+		t.Errorf("a burst longer than persistMaxDelay is not written at once: due %v", st.due)
+	}
+	st.stop()
+	if written > 1 {
+		t.Errorf("%d writes, want at most one", written)
+	}
+}

@@ -262,6 +262,9 @@ func updatedURIs(prev, next *events.Catalog) []change {
 		if i > 1 && i <= len(ps) && ps[i-1].URI <= ps[i-2].URI || j > 1 && j <= len(ns) && ns[j-1].URI <= ns[j-2].URI {
 			return updatedURIsSlow(prev, next)
 		}
+		if a != nil && b != nil && unchanged(a, b) {
+			continue
+		}
 		if !index && entryOf(a) != entryOf(b) {
 			index = true
 		}
@@ -275,6 +278,15 @@ func updatedURIs(prev, next *events.Catalog) []change {
 	}
 	slices.SortFunc(out, func(a, b change) int { return strings.Compare(a.uri, b.uri) })
 	return slices.CompactFunc(out, func(a, b change) bool { return a.uri == b.uri })
+}
+
+// unchanged reports, at the cost of a few pointer comparisons for a skill
+// the builder carried over from one version to the next (the same strings,
+// the same manifest array), that a and b (of the same URI) show the same
+// index entry and manifest: no update for either.
+func unchanged(a, b *events.Skill) bool {
+	return len(a.Files) > 0 && len(a.Files) == len(b.Files) && &a.Files[0] == &b.Files[0] &&
+		a.Listed == b.Listed && a.Name == b.Name && a.Description == b.Description
 }
 
 // sameManifest reports whether two manifests list the same files with the
