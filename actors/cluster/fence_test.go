@@ -371,3 +371,31 @@ func TestClaimLostStreamHoldsServed(t *testing.T) {
 		t.Errorf("published version %d with %v; want version 8 holding 1__gamma beside the local 0__alpha, 0__beta", p.Version, got)
 	}
 }
+
+// TestCampaignRecreatesLease: a replica whose lease bucket is gone while
+// the pointer stream exists (NATS lost its storage and a re-creation ran
+// out of time after the pointer stream) creates it again and leads,
+// instead of campaigning against nothing for ever (issue 16; seen under
+// load: no leader for 16 s after nats-server came back empty).
+func TestCampaignRecreatesLease(t *testing.T) {
+	n0, res := openTest(t)
+	if err := res.js.DeleteKeyValue(t.Context(), n0.n.lease); err != nil {
+		t.Fatal(err)
+	}
+	led := make(chan bool, 4)
+	log, logs := eventstest.CaptureLog()
+	n := New(n0.nc, events.NewBus(nil), events.NewBus(nil), &Options{Name: "f", Node: "n2", Lease: time.Second,
+		OnLeader: func(l bool) { led <- l }, Logger: log})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- n.campaign(ctx, res) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case l := <-led:
+		if !l {
+			t.Error("stepped down before leading")
+		}
+	case <-time.After(20 * time.Second): // a bound for the test only: a campaign tick is a sixth of a second
+		t.Fatalf("no leader within 20 s with the lease bucket gone:\n%s", logs.String())
+	}
+}

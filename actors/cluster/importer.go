@@ -197,7 +197,7 @@ func (im *Importer) poll(ctx context.Context) (imported bool) {
 			im.log.Debug("cluster: reading the last pointer", "error", err)
 		}
 		if errors.Is(err, jetstream.ErrStreamNotFound) && im.reopen != nil {
-			if err := im.reopen(pctx); err != nil {
+			if err := im.reopen(ctx); err != nil {
 				im.log.Debug("cluster: creating the cluster's resources again", "error", err)
 			}
 		}

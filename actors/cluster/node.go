@@ -126,11 +126,43 @@ func (n *Node) Run(ctx context.Context) error {
 	imp := &Importer{res: res, sub: n.subscriber(), subject: n.n.pointer, pub: n.pub, node: n.opts.Node,
 		sources:   n.opts.Sources,
 		reconcile: n.opts.Reconcile, seen: &n.seen, served: &n.served, log: n.log.With("part", "importer"),
-		reopen: func(ctx context.Context) error { _, err := ensure(ctx, res.js, n.n, n.opts.Lease); return err }}
+		reopen: func(ctx context.Context) error { return n.reopen(ctx, res) }}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return imp.Run(gctx) })
 	g.Go(func() error { return n.campaign(gctx, res) })
 	return g.Wait()
+}
+
+// reopenWithin bounds creating the cluster's resources again: four
+// JetStream creations on file storage, slow on a loaded server.
+const reopenWithin = 5 * time.Second
+
+// reopen creates the cluster's resources again (NATS came back without
+// its storage), waiting at most reopenWithin or a lease.
+func (n *Node) reopen(ctx context.Context, res *resources) error {
+	rctx, cancel := context.WithTimeout(ctx, max(reopenWithin, n.opts.Lease))
+	defer cancel()
+	_, err := ensure(rctx, res.js, n.n, n.opts.Lease)
+	return err
+}
+
+// recreateLease creates the cluster's resources again when the lease
+// bucket is gone (NATS lost its storage, or a creation of the resources
+// ran out of time midway): taking the lease fails then with no answer
+// from a stream, or with a deadline as the publish retries.
+func (n *Node) recreateLease(ctx context.Context, res *resources) {
+	if !n.nc.IsConnected() {
+		return
+	}
+	kctx, cancel := context.WithTimeout(ctx, n.opts.Lease/3)
+	_, err := res.js.KeyValue(kctx, n.n.lease)
+	cancel()
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return
+	}
+	if err := n.reopen(ctx, res); err != nil {
+		n.log.Debug("cluster: creating the cluster's resources again", "error", err)
+	}
 }
 
 // adoptLease makes the lease of the cluster's lease bucket this replica's:
@@ -243,6 +275,7 @@ func (n *Node) campaign(ctx context.Context, res *resources) error {
 		case ctx.Err() != nil:
 		case !errors.Is(err, jetstream.ErrKeyExists):
 			n.log.Debug("cluster: cannot take the lease", "error", err)
+			n.recreateLease(ctx, res)
 		}
 		select {
 		case <-ctx.Done():

@@ -51,10 +51,14 @@ type resources struct {
 // NATS server itself (seen with its race detector). It fails when NATS
 // cannot be reached or has no JetStream.
 //
-// The lease bucket is opened last, so that on a NATS that lost its
-// storage no replica can take the lease (and claim) before the other
-// resources exist again: nats.go's object store List, given a stream
-// created between its two requests, waits forever for its last entry.
+// The order matters on a NATS that lost its storage, where replicas create
+// the resources again while others campaign: the object store and the
+// snapshot bucket come before the lease bucket, so that no replica takes
+// the lease and claims before they exist (nats.go's object store List,
+// given a stream created between its two requests, waits forever for its
+// last entry); the pointer stream comes last, so that while it is missing
+// the importer's poll calls ensure again (see [Importer]) until every
+// resource exists, even if an earlier attempt ran out of time midway.
 func ensure(ctx context.Context, js jetstream.JetStream, n names, lease time.Duration) (*resources, error) {
 	obj, err := openOrCreate(ctx, n.blobs, jetstream.ErrBucketNotFound, jetstream.ErrBucketExists,
 		func(ctx context.Context) (jetstream.ObjectStore, error) { return js.ObjectStore(ctx, n.blobs) },
@@ -72,19 +76,19 @@ func ensure(ctx context.Context, js jetstream.JetStream, n names, lease time.Dur
 	if err != nil {
 		return nil, err
 	}
+	kv, err := openOrCreate(ctx, n.lease, jetstream.ErrBucketNotFound, jetstream.ErrBucketExists,
+		func(ctx context.Context) (jetstream.KeyValue, error) { return js.KeyValue(ctx, n.lease) },
+		func(ctx context.Context) (jetstream.KeyValue, error) {
+			return js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.lease, TTL: lease, History: 1, Storage: jetstream.FileStorage})
+		})
+	if err != nil {
+		return nil, err
+	}
 	st, err := openOrCreate(ctx, n.pointer, jetstream.ErrStreamNotFound, jetstream.ErrStreamNameAlreadyInUse,
 		func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, n.pointer) },
 		func(ctx context.Context) (jetstream.Stream, error) {
 			return js.CreateStream(ctx, jetstream.StreamConfig{Name: n.pointer, Subjects: []string{n.pointer},
 				MaxMsgsPerSubject: pointerHistory, Storage: jetstream.FileStorage})
-		})
-	if err != nil {
-		return nil, err
-	}
-	kv, err := openOrCreate(ctx, n.lease, jetstream.ErrBucketNotFound, jetstream.ErrBucketExists,
-		func(ctx context.Context) (jetstream.KeyValue, error) { return js.KeyValue(ctx, n.lease) },
-		func(ctx context.Context) (jetstream.KeyValue, error) {
-			return js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.lease, TTL: lease, History: 1, Storage: jetstream.FileStorage})
 		})
 	if err != nil {
 		return nil, err
