@@ -54,8 +54,7 @@ type Exporter struct {
 	node       string
 	sources    []string // this replica's, carried on its pointers
 	bundled    fs.FS
-	seen       *atomic.Uint64                  // the highest version this replica served; nil: none
-	served     *atomic.Pointer[events.Catalog] // its catalog; nil: none
+	served     *atomic.Pointer[events.Catalog] // the newest catalog this replica served; nil: none
 	listWithin time.Duration                   // bounds listing the stored blobs; 0: [listWithin]
 	log        *slog.Logger
 
@@ -155,22 +154,25 @@ func (e *Exporter) claim(ctx context.Context) error {
 		}
 		e.current = cat.Skills
 	}
-	if e.seen != nil && e.seen.Load() > p.Version {
+	if cur := e.servedCatalog(); cur != nil && cur.Version > p.Version {
 		// The stream lost its history: never number below what was served,
 		// and hold the remote sources' skills as this replica serves them
 		// (the lost snapshot's), not as none.
-		e.version, e.snapshot = e.seen.Load(), ""
-		if e.served != nil {
-			if cat := e.served.Load(); cat != nil {
-				e.current = cat.Skills
-			}
-		}
+		e.version, e.snapshot, e.current = cur.Version, "", cur.Skills
 	}
 	if err := e.publish(ctx, Pointer{Version: e.version, Snapshot: e.snapshot, Term: e.term, Node: e.node, Sources: e.sources}); err != nil {
 		return fmt.Errorf("claiming the pointer stream: %w", err)
 	}
 	e.log.Debug("cluster: claimed", "version", e.version)
 	return nil
+}
+
+// servedCatalog is the newest catalog this replica served; nil if none.
+func (e *Exporter) servedCatalog() *events.Catalog {
+	if e.served == nil {
+		return nil
+	}
+	return e.served.Load()
 }
 
 // listBlobs fills known with the digests stored: the object store's

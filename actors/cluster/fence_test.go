@@ -343,10 +343,9 @@ func TestClaimLostStreamHoldsServed(t *testing.T) {
 		return events.Skill{QualifiedName: src.ID + "__" + name, Name: name, Description: name, SkillPath: src.ID + "/" + name,
 			URI: "skill://" + src.ID + "/" + name + "/SKILL.md", Frontmatter: []byte(`{}`), Source: src}
 	}
-	n.seen.Store(7)
 	n.served.Store(events.NewCatalog(7, false, []events.Skill{skill(loc, "alpha"), skill(gh, "gamma")}, nil))
 	e := exporter(t, n, res, 1, "n1")
-	e.seen, e.served = &n.seen, &n.served
+	e.served = &n.served
 	if err := e.claim(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -35,8 +35,7 @@ type Importer struct {
 	node      string
 	sources   []string // this replica's, compared with the leader's
 	reconcile time.Duration
-	seen      *atomic.Uint64                  // raised to every version served
-	served    *atomic.Pointer[events.Catalog] // the catalog of version seen; nil: not kept
+	served    *atomic.Pointer[events.Catalog] // raised to every newer catalog served; nil: not kept
 	// reopen creates the cluster's resources again, for when reading
 	// fails: a NATS server restarted without its storage lost them.
 	reopen func(context.Context) error
@@ -228,11 +227,10 @@ func (im *Importer) apply(ctx context.Context, p Pointer) error {
 		return fmt.Errorf("publishing the catalog: %w", err)
 	}
 	im.version, im.blobs = p.Version, have
-	if im.seen != nil && im.seen.Load() < p.Version {
-		if im.served != nil {
-			im.served.Store(cat) // before seen: a reader of seen finds its catalog or a newer one
+	if im.served != nil {
+		if cur := im.served.Load(); cur == nil || cur.Version < p.Version {
+			im.served.Store(cat) // only Run's goroutine stores it
 		}
-		im.seen.Store(p.Version) // only Run's goroutine raises it
 	}
 	im.log.Info("cluster: serving catalog", "version", p.Version, "skills", len(cat.Skills), "leader", p.Node)
 	return nil

@@ -70,13 +70,11 @@ type Node struct {
 	// lease, and follows it when the cluster's lease is adopted.
 	autoReconcile bool
 
-	// seen is the highest cluster version this replica has served: a
-	// leader numbers its catalogs above it even if the pointer stream lost
-	// its history (a NATS server restarted without its storage).
-	seen atomic.Uint64
-	// served is the catalog of version seen: a new leader on a pointer
-	// stream that lost its history holds the remote sources' skills as
-	// this replica serves them (see hold.go).
+	// served is the newest cluster catalog this replica has served (nil
+	// before the first): a new leader on a pointer stream that lost its
+	// history (a NATS server restarted without its storage) numbers its
+	// catalogs above its version, and holds the remote sources' skills as
+	// this replica serves them (see hold.go). Only the importer stores it.
 	served atomic.Pointer[events.Catalog]
 }
 
@@ -125,7 +123,7 @@ func (n *Node) Run(ctx context.Context) error {
 	n.adoptLease(ctx, res)
 	imp := &Importer{res: res, sub: n.subscriber(), subject: n.n.pointer, pub: n.pub, node: n.opts.Node,
 		sources:   n.opts.Sources,
-		reconcile: n.opts.Reconcile, seen: &n.seen, served: &n.served, log: n.log.With("part", "importer"),
+		reconcile: n.opts.Reconcile, served: &n.served, log: n.log.With("part", "importer"),
 		reopen: func(ctx context.Context) error { return n.reopen(ctx, res) }}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return imp.Run(gctx) })
@@ -445,7 +443,7 @@ func (n *Node) produce(ctx context.Context, res *resources, term uint64) error {
 		return err
 	}
 	exp := &Exporter{in: inboxes[0], configured: inboxes[1], synced: inboxes[2], res: res, pub: pub, subject: n.n.pointer, term: term, node: n.opts.Node,
-		sources: n.opts.Sources, bundled: n.opts.Bundled, seen: &n.seen, served: &n.served, log: n.log.With("part", "exporter", "term", term)}
+		sources: n.opts.Sources, bundled: n.opts.Bundled, served: &n.served, log: n.log.With("part", "exporter", "term", term)}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		if err := exp.Run(gctx); err != nil {
