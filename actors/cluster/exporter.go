@@ -141,9 +141,13 @@ func (e *Exporter) claim(ctx context.Context) error {
 		return err
 	}
 	e.lastSeq, e.version, e.snapshot = seq, p.Version, p.Snapshot
-	if seq == 0 {
-		// A new cluster, or a NATS that lost its storage — or a mistyped
-		// --cluster-name, which starts a cluster of its own.
+	switch cur := e.servedCatalog(); {
+	case seq == 0 && cur != nil:
+		e.log.Warn("cluster: the pointer stream is empty although this replica served a cluster catalog: NATS lost its storage; continuing above that version",
+			"stream", e.subject, "served_version", cur.Version)
+	case seq == 0:
+		// A new cluster — or a mistyped --cluster-name, which starts a
+		// cluster of its own.
 		e.log.Warn("cluster: no catalog was published under this cluster name before; starting it (if other replicas already serve, check --cluster-name)",
 			"stream", e.subject)
 	}

@@ -346,8 +346,13 @@ func TestClaimLostStreamHoldsServed(t *testing.T) {
 	n.served.Store(events.NewCatalog(7, false, []events.Skill{skill(loc, "alpha"), skill(gh, "gamma")}, nil))
 	e := exporter(t, n, res, 1, "n1")
 	e.served = &n.served
+	log, logs := eventstest.CaptureLog()
+	e.log = log
 	if err := e.claim(t.Context()); err != nil {
 		t.Fatal(err)
+	}
+	if out := logs.String(); !strings.Contains(out, "NATS lost its storage") || strings.Contains(out, "check --cluster-name") {
+		t.Errorf("claim on an emptied stream after serving version 7 logged:\n%s", out)
 	}
 	e.hold.configure(events.SourcesConfigured{Sources: []events.Source{loc, gh}})
 	local := events.NewCatalog(1, false, []events.Skill{skill(loc, "alpha"), skill(loc, "beta")}, nil) // gh not synced: none
