@@ -102,6 +102,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if t.fast != nil {
 		w.fast = &fastLane{f: t.fast}
 	}
+	if n := growPipe(t.out); n > 0 {
+		t.log.Debug("stdout pipe capacity raised", "bytes", n)
+	}
 	w.stopAbort = context.AfterFunc(ctx, w.abort)
 	// The wire already bounds each line, so the SDK's own cap is off.
 	return (&mcp.IOTransport{Reader: (*wireReader)(w), Writer: (*wireWriter)(w), MaxLineLength: -1}).Connect(ctx)
