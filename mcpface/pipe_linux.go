@@ -2,9 +2,25 @@ package mcpface
 
 import (
 	"os"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
+
+// The fcntl commands on a pipe's capacity (linux/fcntl.h: F_LINUX_SPECIFIC_BASE
+// 1024 + 7 and + 8, the same on every architecture); package syscall does
+// not name them, and golang.org/x/sys/unix is actors/watch's alone.
+const (
+	fSetPipeSz = 1031
+	fGetPipeSz = 1032
+)
+
+// pipeFcntl runs fcntl(fd, cmd, arg) and returns its result.
+func pipeFcntl(fd uintptr, cmd, arg int) (int, error) {
+	r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, uintptr(cmd), uintptr(arg))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(r), nil
+}
 
 // pipeBytes is the capacity asked for a stdout pipe: Linux's default
 // /proc/sys/fs/pipe-max-size, the most an unprivileged process may set.
@@ -33,11 +49,11 @@ func growPipe(out any) int {
 	}
 	got := 0
 	_ = rc.Control(func(fd uintptr) {
-		if n, err := unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err == nil && n >= pipeBytes {
+		if n, err := pipeFcntl(fd, fGetPipeSz, 0); err == nil && n >= pipeBytes {
 			return // already as large: never shrink
 		}
 		for size := pipeBytes; size >= 128<<10 && got == 0; size /= 2 {
-			if n, err := unix.FcntlInt(fd, unix.F_SETPIPE_SZ, size); err == nil {
+			if n, err := pipeFcntl(fd, fSetPipeSz, size); err == nil {
 				got = n
 			}
 		}

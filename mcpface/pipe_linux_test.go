@@ -3,14 +3,12 @@ package mcpface
 import (
 	"os"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // pipeSize returns the capacity of the pipe f is an end of.
 func pipeSize(t *testing.T, f *os.File) int {
 	t.Helper()
-	n, err := unix.FcntlInt(f.Fd(), unix.F_GETPIPE_SZ, 0)
+	n, err := pipeFcntl(f.Fd(), fGetPipeSz, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
