@@ -82,11 +82,11 @@ func TestPipelineConfigCommands(t *testing.T) {
 		}
 	}
 	skill := func(c *events.Catalog, q string) *events.Skill {
-		i := slices.IndexFunc(c.Skills, func(s events.Skill) bool { return s.QualifiedName == q })
+		i := slices.IndexFunc(c.Skills, func(s *events.Skill) bool { return s.QualifiedName == q })
 		if i < 0 {
 			return nil
 		}
-		return &c.Skills[i]
+		return c.Skills[i]
 	}
 	send := func(cmd events.ConfigCommand) events.ConfigApplied {
 		t.Helper()

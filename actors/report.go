@@ -92,7 +92,7 @@ func List(cat *events.Catalog) ([]ListedSkill, []Finding) {
 
 // owner returns the index of the skill whose folder holds file, the
 // innermost when skills nest, or -1.
-func owner(skills []events.Skill, file string) int {
+func owner(skills []*events.Skill, file string) int {
 	best, bestLen := -1, 0
 	for i, s := range skills {
 		if s.Dir == "" || !filepath.IsAbs(s.Dir) {

@@ -45,10 +45,10 @@ func benchScan(n int) events.SourceScanned {
 
 // benchCatalog returns the catalog of scan as the builder would make it.
 func benchCatalog(version uint64, scan events.SourceScanned) *events.Catalog {
-	skills := make([]events.Skill, 0, len(scan.Skills))
+	skills := make([]*events.Skill, 0, len(scan.Skills))
 	for _, ss := range scan.Skills {
 		fm, _ := json.Marshal(map[string]string{"name": ss.RelDir, "description": "Generated skill number " + ss.RelDir + "."})
-		skills = append(skills, events.Skill{
+		skills = append(skills, &events.Skill{
 			QualifiedName: "c__" + ss.RelDir, Name: ss.RelDir, Description: "Generated skill number " + ss.RelDir + ".",
 			SkillPath: "c/" + ss.RelDir, URI: "skill://c/" + ss.RelDir + "/SKILL.md", Source: scan.Source,
 			Dir: ss.Dir, RealDir: ss.RealDir, DirID: ss.DirID, Frontmatter: fm,

@@ -110,7 +110,7 @@ type Catalog struct {
 	Scanned map[string]time.Time `json:"scanned,omitempty"`
 	// Skills are sorted by URI (plain byte comparison), which is the
 	// skills/list order.
-	Skills []Skill `json:"skills"`
+	Skills []*Skill `json:"skills"`
 	// Diagnostics are every finding about the served sources, hasher and
 	// catalog builder alike, for `skilljack-mcp validate`.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
@@ -143,7 +143,7 @@ type FileRef struct {
 
 // NewCatalog returns a catalog holding skills (which it sorts by URI) and
 // builds its lookup index. It takes ownership of both slices.
-func NewCatalog(version uint64, static bool, skills []Skill, diags []Diagnostic) *Catalog {
+func NewCatalog(version uint64, static bool, skills []*Skill, diags []Diagnostic) *Catalog {
 	sortSkills(skills)
 	c := &Catalog{Version: version, Static: static, Skills: skills, Diagnostics: diags}
 	c.index()
@@ -158,7 +158,7 @@ func NewCatalog(version uint64, static bool, skills []Skill, diags []Diagnostic)
 // Where skills is not such a patch of prev's (checked: a URI or qualified
 // name differs, or their number), it is [NewCatalog]. It takes ownership
 // of both slices.
-func PatchCatalog(prev *Catalog, version uint64, static bool, skills []Skill, diags []Diagnostic) *Catalog {
+func PatchCatalog(prev *Catalog, version uint64, static bool, skills []*Skill, diags []Diagnostic) *Catalog {
 	if prev == nil || prev.idx == nil || len(skills) != len(prev.Skills) {
 		return NewCatalog(version, static, skills, diags)
 	}
@@ -189,7 +189,7 @@ func (c *Catalog) index() {
 		byName: make(map[string]int, len(c.Skills)),
 	}
 	for i := range c.Skills {
-		s := &c.Skills[i]
+		s := c.Skills[i]
 		idx.byRoot[s.SkillRootURI()] = i
 		idx.byName[s.QualifiedName] = i
 	}
@@ -203,7 +203,7 @@ func (c *Catalog) SkillByURI(uri string) *Skill {
 		return nil
 	}
 	if i, ok := c.idx.byRoot[root]; ok && c.Skills[i].URI == uri {
-		return &c.Skills[i]
+		return c.Skills[i]
 	}
 	return nil
 }
@@ -218,7 +218,7 @@ func (c *Catalog) SkillIndexByRoot(root string) (int, bool) {
 // SkillByName returns the skill with the qualified name name, or nil.
 func (c *Catalog) SkillByName(name string) *Skill {
 	if i, ok := c.idx.byName[name]; ok {
-		return &c.Skills[i]
+		return c.Skills[i]
 	}
 	return nil
 }
@@ -235,7 +235,7 @@ func (c *Catalog) File(uri string) (FileRef, bool) {
 			return FileRef{}, false
 		}
 		if i, ok := c.idx.byRoot[uri[:k]]; ok {
-			s := &c.Skills[i]
+			s := c.Skills[i]
 			rel := uri[k+1:]
 			for j := range s.Files {
 				if encodesTo(s.Files[j].Path, rel) {

@@ -15,7 +15,7 @@ func TestCatalogFileLookup(t *testing.T) {
 	dirs := []string{"a", "a/b c", "a/b c/d", "e%", "e%/f"}
 	files := []string{"SKILL.md", "x.md", "b c/SKILL.md", "b c/y é.md", "d/SKILL.md", "f/z.md"}
 	for round := range 500 {
-		var skills []Skill
+		var skills []*Skill
 		for _, d := range dirs {
 			if rng.IntN(3) == 0 {
 				continue
@@ -26,12 +26,12 @@ func TestCatalogFileLookup(t *testing.T) {
 					sk.Files = append(sk.Files, File{Path: f, Digest: fmt.Sprint(rng.IntN(9))})
 				}
 			}
-			skills = append(skills, sk)
+			skills = append(skills, &sk)
 		}
 		c := NewCatalog(1, false, skills, nil)
 		want := map[string]FileRef{}
 		for i := range c.Skills {
-			s := &c.Skills[i]
+			s := c.Skills[i]
 			for j := range s.Files {
 				uri := s.FileURI(s.Files[j].Path)
 				if prev, ok := want[uri]; ok && len(prev.Skill.SkillPath) >= len(s.SkillPath) {
@@ -54,7 +54,7 @@ func TestCatalogFileLookup(t *testing.T) {
 			}
 		}
 		for i := range c.Skills {
-			if got := c.SkillByURI(c.Skills[i].URI); got != &c.Skills[i] {
+			if got := c.SkillByURI(c.Skills[i].URI); got != c.Skills[i] {
 				t.Fatalf("round %d: SkillByURI(%q) = %v", round, c.Skills[i].URI, got)
 			}
 			if got := c.SkillByURI(c.Skills[i].SkillRootURI()); got != nil {
@@ -68,24 +68,26 @@ func TestCatalogFileLookup(t *testing.T) {
 // others of the same URI and qualified name) shares its lookup index and
 // finds what a catalog built afresh finds; anything else is built afresh.
 func TestPatchCatalog(t *testing.T) {
-	mk := func(names ...string) []Skill {
-		var skills []Skill
+	mk := func(names ...string) []*Skill {
+		var skills []*Skill
 		for _, n := range names {
-			skills = append(skills, Skill{QualifiedName: "q_" + n, URI: "skill://s/" + n + "/SKILL.md",
+			skills = append(skills, &Skill{QualifiedName: "q_" + n, URI: "skill://s/" + n + "/SKILL.md",
 				Files: []File{{Path: "SKILL.md"}, {Path: "x.md"}}})
 		}
 		return skills
 	}
 	prev := NewCatalog(1, false, mk("a", "b", "c"), nil)
-	next := append([]Skill(nil), prev.Skills...)
-	next[1].Description, next[1].Files = "changed", []File{{Path: "SKILL.md"}, {Path: "y.md"}}
+	next := append([]*Skill(nil), prev.Skills...)
+	changed := *next[1] // prev keeps its own
+	changed.Description, changed.Files = "changed", []File{{Path: "SKILL.md"}, {Path: "y.md"}}
+	next[1] = &changed
 	c := PatchCatalog(prev, 2, false, next, nil)
 	if c.idx != prev.idx {
 		t.Error("a patch does not share the index")
 	}
-	fresh := NewCatalog(2, false, append([]Skill(nil), next...), nil)
+	fresh := NewCatalog(2, false, append([]*Skill(nil), next...), nil)
 	for i := range c.Skills {
-		sk := &c.Skills[i]
+		sk := c.Skills[i]
 		if c.SkillByURI(sk.URI) != sk || c.SkillByName(sk.QualifiedName) != sk {
 			t.Errorf("skill %s not found in the patched catalog", sk.URI)
 		}
@@ -97,14 +99,20 @@ func TestPatchCatalog(t *testing.T) {
 			}
 		}
 	}
-	for name, skills := range map[string][]Skill{
-		"renamed":   func() []Skill { s := append([]Skill(nil), prev.Skills...); s[0].QualifiedName = "other"; return s }(),
+	for name, skills := range map[string][]*Skill{
+		"renamed": func() []*Skill {
+			s := append([]*Skill(nil), prev.Skills...)
+			r := *s[0]
+			r.QualifiedName = "other"
+			s[0] = &r
+			return s
+		}(),
 		"moved":     mk("a", "b", "d"),
 		"one fewer": mk("a", "b"),
 	} {
 		if c := PatchCatalog(prev, 2, false, skills, nil); c.idx == prev.idx {
 			t.Errorf("%s: shares the index", name)
-		} else if c.SkillByName(skills[0].QualifiedName) != &c.Skills[0] {
+		} else if c.SkillByName(skills[0].QualifiedName) != c.Skills[0] {
 			t.Errorf("%s: index not rebuilt", name)
 		}
 	}

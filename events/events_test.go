@@ -150,7 +150,7 @@ func TestCatalogLookups(t *testing.T) {
 		}
 		return fs
 	}
-	c := events.NewCatalog(7, false, []events.Skill{
+	c := events.NewCatalog(7, false, []*events.Skill{
 		{QualifiedName: "s__outer__inner", SkillPath: "s/outer/inner", URI: "skill://s/outer/inner/SKILL.md", Files: files("SKILL.md", "refs/n.md")},
 		{QualifiedName: "s__outer", SkillPath: "s/outer", URI: "skill://s/outer/SKILL.md", Files: files("SKILL.md", "inner/SKILL.md", "inner/refs/n.md", "a b.md")},
 	}, nil)

@@ -196,7 +196,7 @@ func (r *snapshotReader) event(name string, head []byte, lists map[string][]stri
 		if e.Catalog == nil {
 			return nil, errors.New("catalog snapshot without a catalog")
 		}
-		skills, err := readList[Skill](r, lists[listSkills])
+		skills, err := readList[*Skill](r, lists[listSkills])
 		if err != nil {
 			return nil, err
 		}

@@ -16,15 +16,15 @@ import (
 // snapshot reads back equal under a new version, and a second catalog that
 // changed one skill of 300 writes only a few new blobs (issue 16).
 func TestCatalogSnapshotRoundTrip(t *testing.T) {
-	skills := func(changed string) []events.Skill {
-		var out []events.Skill
+	skills := func(changed string) []*events.Skill {
+		var out []*events.Skill
 		for i := range 300 {
 			name := fmt.Sprintf("s%03d", i)
 			desc := "Does " + name
 			if name == "s150" {
 				desc += changed
 			}
-			out = append(out, events.Skill{QualifiedName: "x__" + name, Name: name, Description: desc, SkillPath: "x/" + name,
+			out = append(out, &events.Skill{QualifiedName: "x__" + name, Name: name, Description: desc, SkillPath: "x/" + name,
 				URI: "skill://x/" + name + "/SKILL.md", Frontmatter: []byte(`{"name":"` + name + `"}`), Files: []events.File{{Path: "SKILL.md", Digest: "sha256:00", Size: 3}}})
 		}
 		return out

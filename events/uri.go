@@ -43,8 +43,8 @@ func isUnreserved(c byte) bool {
 // catalog builder hands over sorted skills: checking costs one comparison
 // per skill, a stable sort of 10,000 sorted ones about 130,000 (issue 12:
 // ~2 ms per edit at 10,000 skills).
-func sortSkills(skills []Skill) {
-	byURI := func(a, b Skill) int { return strings.Compare(a.URI, b.URI) }
+func sortSkills(skills []*Skill) {
+	byURI := func(a, b *Skill) int { return strings.Compare(a.URI, b.URI) }
 	if !slices.IsSortedFunc(skills, byURI) {
 		slices.SortStableFunc(skills, byURI)
 	}

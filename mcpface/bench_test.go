@@ -68,7 +68,7 @@ func loadBenchCatalog(b *testing.B, n int) *benchCatalog {
 		} else {
 			os.RemoveAll(root)
 		}
-		skills := make([]events.Skill, 0, n)
+		skills := make([]*events.Skill, 0, n)
 		for i := range n {
 			name := fmt.Sprintf("skill-%05d", i)
 			spec := skillSpec{dir: name, name: name, desc: fmt.Sprintf("Generated skill %d: does thing %d when asked.", i, i), files: map[string][]byte{
@@ -437,8 +437,10 @@ func BenchmarkSetCatalogEdit(b *testing.B) {
 			s.call(b, "skills/get", get)
 			// Two versions of the skill in the middle, alternated: its
 			// third file's digest and size change, its manifest is new.
-			variants := [2][]events.Skill{bc.cat.Skills, slices.Clone(bc.cat.Skills)}
-			sk := &variants[1][mid]
+			variants := [2][]*events.Skill{bc.cat.Skills, slices.Clone(bc.cat.Skills)}
+			sk := new(events.Skill)
+			*sk = *variants[1][mid]
+			variants[1][mid] = sk
 			sk.Files = slices.Clone(sk.Files)
 			sk.Files[2].Digest = strings.Repeat("ab", 32)
 			sk.Files[2].Size++

@@ -40,7 +40,7 @@ func served(t *testing.T, cs *mcp.ClientSession, cat *events.Catalog) string {
 	out["skills/list"] = list
 	var gets []any
 	for i := range cat.Skills {
-		if sk := &cat.Skills[i]; sk.Listed {
+		if sk := cat.Skills[i]; sk.Listed {
 			g, err := call(t, cs, "skills/get", &rawParams{URI: sk.URI})
 			if err != nil {
 				t.Fatal(err)
@@ -74,33 +74,44 @@ func TestEditsServeAsFresh(t *testing.T) {
 			f := newFacade(t, fx.cat, opts)
 			cs := connect(t, f, "2025-11-25", nil)
 			served(t, cs, fx.cat)
-			at := func(s []events.Skill, qname string) *events.Skill {
-				return &s[slices.IndexFunc(s, func(sk events.Skill) bool { return sk.QualifiedName == qname })]
+			// at returns the skill qname of s for editing: a copy put in
+			// its place the first time, so that the version before keeps
+			// its own.
+			copied := map[*events.Skill]bool{}
+			at := func(s []*events.Skill, qname string) *events.Skill {
+				i := slices.IndexFunc(s, func(sk *events.Skill) bool { return sk.QualifiedName == qname })
+				if !copied[s[i]] {
+					cp := *s[i]
+					s[i] = &cp
+					copied[&cp] = true
+				}
+				return s[i]
 			}
 			edits := []struct {
 				name string
-				edit func(s []events.Skill)
+				edit func(s []*events.Skill)
 			}{
-				{"one file's bytes", func(s []events.Skill) {
+				{"one file's bytes", func(s []*events.Skill) {
 					sk := at(s, "skills__code-review")
 					sk.Files = slices.Clone(sk.Files)
 					sk.Files[1].Size++
 					sk.Files[1].Digest = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
 				}},
-				{"a description", func(s []events.Skill) { at(s, "skills__escape").Description = "A new description." }},
-				{"a long description, over the budget", func(s []events.Skill) {
+				{"a description", func(s []*events.Skill) { at(s, "skills__escape").Description = "A new description." }},
+				{"a long description, over the budget", func(s []*events.Skill) {
 					for range 40 {
 						at(s, "skills__many").Description += "Much longer now. "
 					}
 				}},
-				{"user-invocable off", func(s []events.Skill) { at(s, "skills__escape").UserInvocable = false }},
-				{"model-invocable off", func(s []events.Skill) { at(s, "skills__code-review").ModelInvocable = false }},
-				{"unlisted", func(s []events.Skill) { at(s, "skills__code-review").Listed = false }},
-				{"back", func(s []events.Skill) { copy(s, fx.cat.Skills) }},
+				{"user-invocable off", func(s []*events.Skill) { at(s, "skills__escape").UserInvocable = false }},
+				{"model-invocable off", func(s []*events.Skill) { at(s, "skills__code-review").ModelInvocable = false }},
+				{"unlisted", func(s []*events.Skill) { at(s, "skills__code-review").Listed = false }},
+				{"back", func(s []*events.Skill) { copy(s, fx.cat.Skills) }},
 			}
 			cat := fx.cat
 			for _, e := range edits {
 				next := slices.Clone(cat.Skills)
+				clear(copied)
 				e.edit(next)
 				cat = events.NewCatalog(cat.Version+1, false, next, nil)
 				if !f.SetCatalog(cat) {

@@ -57,8 +57,8 @@ const minDescription = 80
 func (f *Facade) availableSkills(c *events.Catalog, keep func(*events.Skill) bool, remote bool) (string, string) {
 	var skills []*events.Skill
 	for i := range c.Skills {
-		if keep(&c.Skills[i]) {
-			skills = append(skills, &c.Skills[i])
+		if keep(c.Skills[i]) {
+			skills = append(skills, c.Skills[i])
 		}
 	}
 	items := blockItems(skills, !remote)

@@ -71,7 +71,7 @@ func TestServedFromCatalog(t *testing.T) {
 			m.mutate(t, sk.Dir)
 			md := string(sk.SkillMD)
 
-			cat := events.NewCatalog(1, false, []events.Skill{sk}, nil)
+			cat := events.NewCatalog(1, false, []*events.Skill{sk}, nil)
 			f := newFacade(t, cat, &mcpface.Options{Tools: "always"})
 			for _, era := range eras {
 				cs := connect(t, f, era, nil)
@@ -156,7 +156,7 @@ func TestSnapshotReadsNoFile(t *testing.T) {
 		Files: files, SkillMD: md,
 	}
 	f := mcpface.New(&mcpface.Options{Version: "1"})
-	if !f.SetCatalog(events.NewCatalog(1, false, []events.Skill{sk}, nil)) {
+	if !f.SetCatalog(events.NewCatalog(1, false, []*events.Skill{&sk}, nil)) {
 		t.Fatal("SetCatalog = false")
 	}
 	cs := connect(t, f, modern, nil)

@@ -184,7 +184,7 @@ func refused(msg string) (*mcp.CallToolResult, configResult, error) {
 
 // configSnapshot is the result of the view v and the catalog of s.
 func configSnapshot(v *events.ConfigView, s *snapshot) configResult {
-	var skills []events.Skill
+	var skills []*events.Skill
 	if s != nil {
 		skills = s.cat.Skills
 	}

@@ -59,10 +59,10 @@ func versioned(n uint64, rel string) []byte {
 // swapFixture writes three skills of two files each on disk and returns
 // them, the versions record and next, which rewrites every file for version
 // n and returns (and records) the catalog of that version.
-func swapFixture(t *testing.T) ([]events.Skill, *versions, func(n uint64) *events.Catalog) {
+func swapFixture(t *testing.T) ([]*events.Skill, *versions, func(n uint64) *events.Catalog) {
 	t.Helper()
 	root := t.TempDir()
-	var skills []events.Skill
+	var skills []*events.Skill
 	for _, name := range []string{"alpha", "beta", "gamma"} {
 		skills = append(skills, writeSkill(t, root, skillSpec{dir: name, name: name, desc: "d",
 			files: map[string][]byte{"a.md": []byte("a"), "b/c.txt": []byte("c")}}))
@@ -164,11 +164,12 @@ func TestConsistentUnderSwaps(t *testing.T) {
 	})
 }
 
-func cloneSkills(skills []events.Skill) []events.Skill {
-	out := make([]events.Skill, len(skills))
+func cloneSkills(skills []*events.Skill) []*events.Skill {
+	out := make([]*events.Skill, len(skills))
 	for i, s := range skills {
-		s.Files = append([]events.File(nil), s.Files...)
-		out[i] = s
+		c := *s
+		c.Files = append([]events.File(nil), s.Files...)
+		out[i] = &c
 	}
 	return out
 }

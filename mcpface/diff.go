@@ -7,10 +7,10 @@ import (
 )
 
 // A catalog version the builder's incremental path makes (issue 12: edit
-// latency) holds every skill an edit did not touch as the very same value
-// as the version before: the same strings and the same manifest array. The
-// facade finds the changed skills by comparing the two versions skill by
-// skill, which for an unchanged skill compares pointers only, and then
+// latency) holds every skill an edit did not touch as the very same
+// *events.Skill as the version before. The facade finds the changed skills
+// by comparing the two versions skill by skill, which for an unchanged
+// skill compares one pointer, and then
 // rebuilds what it derives from a catalog (views, encoded entries,
 // registrations) for the changed skills alone, sharing the rest with the
 // snapshot before.
@@ -34,7 +34,7 @@ func diffSkills(a, b *events.Catalog) skillDiff {
 	}
 	d := skillDiff{shape: true}
 	for i := range b.Skills {
-		x, y := &a.Skills[i], &b.Skills[i]
+		x, y := a.Skills[i], b.Skills[i]
 		if sameSkill(x, y) {
 			continue
 		}

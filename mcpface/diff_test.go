@@ -40,7 +40,7 @@ func differ(t *testing.T, v reflect.Value) {
 // is shared with a version in which that field changed; and it holds for
 // a copy sharing the manifest, as the builder's versions do.
 func TestSameSkillCoversEveryField(t *testing.T) {
-	base := snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x.md": "x"})
+	base := *snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x.md": "x"})
 	base.Frontmatter = json.RawMessage(`{"name":"a"}`)
 	base.SkillMD = []byte("---\nname: a\n---\n")
 	base.RealDir, base.Dir = "/r/a", "/d/a"
@@ -79,8 +79,8 @@ func TestSameSkillCoversEveryField(t *testing.T) {
 // URI bound and every encoded skills/list entry — and reuses the entries
 // and views of the unchanged skills.
 func TestSnapshotCarried(t *testing.T) {
-	base := func() []events.Skill {
-		return []events.Skill{
+	base := func() []*events.Skill {
+		return []*events.Skill{
 			snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x.md": "x", "d/y.md": "y"}),
 			snapSkill("a-b", "AB", map[string]string{"SKILL.md": "ab"}),
 			snapSkill("long/path/to/a/skill", "L", map[string]string{"SKILL.md": "l", "very/long/path/of/a/file.md": "f"}),
@@ -89,38 +89,47 @@ func TestSnapshotCarried(t *testing.T) {
 			snapSkill("z", "Z", map[string]string{"SKILL.md": "z"}),
 		}
 	}
-	at := func(skills []events.Skill, path string) *events.Skill {
-		return &skills[slices.IndexFunc(skills, func(sk events.Skill) bool { return sk.SkillPath == path })]
+	// at returns the skill at path in skills for editing: a copy put in
+	// its place the first time, so that the catalog before keeps its own.
+	copied := map[*events.Skill]bool{}
+	at := func(skills []*events.Skill, path string) *events.Skill {
+		i := slices.IndexFunc(skills, func(sk *events.Skill) bool { return sk.SkillPath == path })
+		if !copied[skills[i]] {
+			cp := *skills[i]
+			skills[i] = &cp
+			copied[&cp] = true
+		}
+		return skills[i]
 	}
 	tests := []struct {
 		name string
-		edit func(s []events.Skill)
+		edit func(s []*events.Skill)
 	}{
-		{"nothing", func([]events.Skill) {}},
-		{"one file's bytes", func(s []events.Skill) {
+		{"nothing", func([]*events.Skill) {}},
+		{"one file's bytes", func(s []*events.Skill) {
 			sk := at(s, "a")
 			sk.Files = slices.Clone(sk.Files)
 			sk.Files[1].Digest, sk.Files[1].Size, sk.Files[1].ModTime = "sha256:x2", 2, time.Unix(9, 0)
 		}},
-		{"a file added", func(s []events.Skill) {
-			*at(s, "a") = snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x.md": "x", "d/y.md": "y", "d/e/w.md": "w"})
+		{"a file added", func(s []*events.Skill) {
+			*at(s, "a") = *snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x.md": "x", "d/y.md": "y", "d/e/w.md": "w"})
 		}},
-		{"a file removed", func(s []events.Skill) {
-			*at(s, "a") = snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x.md": "x"})
+		{"a file removed", func(s []*events.Skill) {
+			*at(s, "a") = *snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x.md": "x"})
 		}},
-		{"the longest path gone", func(s []events.Skill) {
-			*at(s, "long/path/to/a/skill") = snapSkill("long/path/to/a/skill", "L", map[string]string{"SKILL.md": "l"})
+		{"the longest path gone", func(s []*events.Skill) {
+			*at(s, "long/path/to/a/skill") = *snapSkill("long/path/to/a/skill", "L", map[string]string{"SKILL.md": "l"})
 		}},
-		{"description, flags, listed", func(s []events.Skill) {
+		{"description, flags, listed", func(s []*events.Skill) {
 			at(s, "a-b").Description = "new"
 			at(s, "z").ModelInvocable, at(s, "z").UserInvocable, at(s, "z").Listed = false, true, false
 		}},
-		{"a nested skill's file", func(s []events.Skill) {
+		{"a nested skill's file", func(s []*events.Skill) {
 			sk := at(s, "p/n")
 			sk.Files = slices.Clone(sk.Files)
 			sk.Files[1].Size = 7
 		}},
-		{"frontmatter", func(s []events.Skill) { at(s, "z").Frontmatter = json.RawMessage(`{"name":"z","x":1}`) }},
+		{"frontmatter", func(s []*events.Skill) { at(s, "z").Frontmatter = json.RawMessage(`{"name":"z","x":1}`) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,6 +139,7 @@ func TestSnapshotCarried(t *testing.T) {
 				prev.entry(i)
 			}
 			next := slices.Clone(prev.cat.Skills)
+			clear(copied)
 			tc.edit(next)
 			got := newSnapshot(events.NewCatalog(2, false, next, nil), prev)
 			fresh := newSnapshot(events.NewCatalog(2, false, slices.Clone(next), nil), nil)

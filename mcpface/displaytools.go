@@ -160,7 +160,7 @@ func displaySnapshot(s *snapshot) displayResult {
 	res := displayResult{Success: true, Skills: []displaySkill{}}
 	if s != nil {
 		for i := range s.cat.Skills {
-			res.Skills = append(res.Skills, displayOf(&s.cat.Skills[i]))
+			res.Skills = append(res.Skills, displayOf(s.cat.Skills[i]))
 		}
 	}
 	slices.SortFunc(res.Skills, func(a, b displaySkill) int { return strings.Compare(a.Name, b.Name) })

@@ -15,7 +15,7 @@ import (
 // for every skill of the real corpora and for skills whose URIs, paths,
 // digests and frontmatter hold what JSON or a URI must escape.
 func TestAppendEntryMatchesEncoder(t *testing.T) {
-	var skills []events.Skill
+	var skills []*events.Skill
 	for _, root := range fastCorpora {
 		if _, err := os.Stat(root); err != nil {
 			t.Logf("corpus %s not present: %v", root, err)
@@ -39,11 +39,11 @@ func TestAppendEntryMatchesEncoder(t *testing.T) {
 			{Path: "SKILL.md", Digest: "sha256:" + s, Size: int64(i)},
 			{Path: "dir " + s + "/file " + s + ".md", Digest: "sha256:00", Size: 1 << 40},
 		}}
-		skills = append(skills, sk)
+		skills = append(skills, &sk)
 	}
-	skills = append(skills, events.Skill{URI: "skill://src/empty/SKILL.md"}) // no frontmatter, no files
+	skills = append(skills, &events.Skill{URI: "skill://src/empty/SKILL.md"}) // no frontmatter, no files
 	for i := range skills {
-		sk := &skills[i]
+		sk := skills[i]
 		want, err := mcpface.EncoderEntry(sk)
 		if err != nil {
 			t.Fatalf("%s: encoding/json: %v", sk.URI, err)

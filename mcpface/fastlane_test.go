@@ -278,7 +278,7 @@ func checkCorpus(t *testing.T, tw *twin, cat *events.Catalog) {
 	}
 	tw.compare(t, "resources/read", tw.params(`"uri":"skill://index.json"`), true)
 	for i := range cat.Skills {
-		sk := &cat.Skills[i]
+		sk := cat.Skills[i]
 		tw.compare(t, "skills/get", tw.params(`"uri":`+jsonString(sk.URI)), plainASCII(sk.URI))
 		for _, f := range sk.Files {
 			uri := sk.FileURI(f.Path)
@@ -301,7 +301,7 @@ func plainASCII(s string) bool {
 // checkErrors sends the error cases and the requests left to the SDK.
 func checkErrors(t *testing.T, tw *twin, cat *events.Catalog) {
 	t.Helper()
-	sk := &cat.Skills[0]
+	sk := cat.Skills[0]
 	long := "skill://" + strings.Repeat("a", mcpface.MaxParamBytes+1)
 	badCursor := base64.StdEncoding.EncodeToString([]byte("not json"))
 	for _, c := range []struct {

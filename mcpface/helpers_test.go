@@ -59,14 +59,14 @@ func fileOf(rel string, b []byte, mod time.Time) events.File {
 // writeSkill writes spec below root/skills and returns its catalog entry,
 // with real digests, sizes, MIME types and text flags and its SKILL.md
 // bytes, as the hasher records them.
-func writeSkill(t testing.TB, root string, spec skillSpec) events.Skill {
+func writeSkill(t testing.TB, root string, spec skillSpec) *events.Skill {
 	t.Helper()
 	return makeSkill(t, root, spec, true)
 }
 
 // makeSkill is writeSkill; with onDisk false it writes nothing and only
 // stats the files a writeSkill of the same spec wrote before.
-func makeSkill(t testing.TB, root string, spec skillSpec, onDisk bool) events.Skill {
+func makeSkill(t testing.TB, root string, spec skillSpec, onDisk bool) *events.Skill {
 	t.Helper()
 	dir := filepath.Join(root, "skills", spec.dir)
 	write := func(rel string, b []byte) events.File {
@@ -109,7 +109,7 @@ func makeSkill(t testing.TB, root string, spec skillSpec, onDisk bool) events.Sk
 		qname = "skills__" + spec.name
 	}
 	fm, _ := json.Marshal(map[string]string{"name": spec.name, "description": spec.desc})
-	return events.Skill{
+	return &events.Skill{
 		QualifiedName:  qname,
 		Name:           spec.name,
 		Description:    spec.desc,
@@ -140,7 +140,7 @@ var pngBytes = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0xff, 0xfe, 0
 // fixture is the catalog most tests serve.
 type fixture struct {
 	root   string
-	skills map[string]events.Skill // by qualified name
+	skills map[string]*events.Skill // by qualified name: copies, not the catalog's
 	cat    *events.Catalog
 }
 
@@ -165,11 +165,12 @@ func newFixture(t testing.TB) *fixture {
 		{dir: "quiet", name: "quiet", desc: "Not for the model nor the user.", noModel: true, noUser: true},
 		{dir: "many", name: "many", desc: "Twelve references.", files: many},
 	}
-	fx := &fixture{root: root, skills: map[string]events.Skill{}}
-	var skills []events.Skill
+	fx := &fixture{root: root, skills: map[string]*events.Skill{}}
+	var skills []*events.Skill
 	for _, sp := range specs {
 		s := writeSkill(t, root, sp)
-		fx.skills[s.QualifiedName] = s
+		c := *s
+		fx.skills[s.QualifiedName] = &c
 		skills = append(skills, s)
 	}
 	fx.cat = events.NewCatalog(1, false, skills, nil)

@@ -732,9 +732,9 @@ func TestHTTPListenAgreesToNothing(t *testing.T) {
 }
 
 // benchSkills writes 50 one-file skills for the benchmarks.
-func benchSkills(b *testing.B) []events.Skill {
+func benchSkills(b *testing.B) []*events.Skill {
 	root := b.TempDir()
-	var skills []events.Skill
+	var skills []*events.Skill
 	for i := range 50 {
 		name := "skill-" + string(rune('a'+i%26)) + string(rune('a'+i/26))
 		skills = append(skills, writeSkill(b, root, skillSpec{dir: name, name: name, desc: "Benchmark skill " + name + "."}))

@@ -81,7 +81,7 @@ func resolveName(cat *events.Catalog, name string) (*events.Skill, string) {
 	var found []*events.Skill
 	if name != "" {
 		for i := range cat.Skills {
-			s := &cat.Skills[i]
+			s := cat.Skills[i]
 			if s.Name == name || strings.HasSuffix(s.QualifiedName, "__"+name) {
 				found = append(found, s)
 			}

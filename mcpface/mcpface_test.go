@@ -501,7 +501,7 @@ func TestIndexJSON(t *testing.T) {
 	}
 }
 
-func entryOf(s events.Skill) map[string]any {
+func entryOf(s *events.Skill) map[string]any {
 	var fm map[string]any
 	json.Unmarshal(s.Frontmatter, &fm)
 	var rs []any
@@ -580,8 +580,8 @@ func TestSkillsListGet(t *testing.T) {
 // pages: no skill is skipped or repeated (SEP2640-R39, R49).
 func TestSkillsListPages(t *testing.T) {
 	root := t.TempDir()
-	mk := func(names ...string) []events.Skill {
-		var out []events.Skill
+	mk := func(names ...string) []*events.Skill {
+		var out []*events.Skill
 		for _, n := range names {
 			out = append(out, writeSkill(t, root, skillSpec{dir: n, name: n, desc: "d " + n}))
 		}
@@ -903,7 +903,8 @@ func TestNestedBundledAndPaging(t *testing.T) {
 		assets[fmt.Sprintf("assets/icon-%03d.bin", i)] = []byte{0xff, byte(i), byte(i >> 8)}
 	}
 	outer := writeSkill(t, root, skillSpec{dir: "outer", name: "outer", desc: "Enclosing.", files: assets})
-	inner := outer
+	in := *outer
+	inner := &in
 	inner.QualifiedName, inner.Name, inner.Description = "skills__outer__inner", "inner", "Nested."
 	inner.SkillPath, inner.URI, inner.Dir = "skills/outer/inner", "skill://skills/outer/inner/SKILL.md", filepath.Join(outer.Dir, "inner")
 	inner.Frontmatter = json.RawMessage(`{"name":"inner","description":"Nested."}`)
@@ -916,7 +917,7 @@ func TestNestedBundledAndPaging(t *testing.T) {
 	}
 
 	bmd := skillMD("bundled", "Ships with the binary.")
-	bundled := events.Skill{
+	bundled := &events.Skill{
 		QualifiedName: "bundled", Name: "bundled", Description: "Ships with the binary.", SkillPath: "bundled",
 		URI: "skill://bundled/SKILL.md", Source: events.Source{ID: "bundled", Kind: events.SourceBundled, Root: "."},
 		Dir: "skills/bundled", Frontmatter: json.RawMessage(`{"name":"bundled","description":"Ships with the binary."}`),
@@ -925,7 +926,7 @@ func TestNestedBundledAndPaging(t *testing.T) {
 		SkillMD: bmd,
 	}
 	fsys := fstest.MapFS{"skills/bundled/SKILL.md": {Data: bmd}}
-	cat := events.NewCatalog(1, false, []events.Skill{outer, inner, bundled}, nil)
+	cat := events.NewCatalog(1, false, []*events.Skill{outer, inner, bundled}, nil)
 	f := newFacade(t, cat, &mcpface.Options{Bundled: fsys, Tools: "always"})
 	cs := connect(t, f, modern, nil)
 

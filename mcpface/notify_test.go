@@ -65,7 +65,7 @@ func TestNoSpuriousListChanged(t *testing.T) {
 				version := fx.cat.Version
 				// set serves skills as the next version, with updated the
 				// URIs the notifier publishes for it.
-				set := func(skills []events.Skill, updated ...string) map[string]int {
+				set := func(skills []*events.Skill, updated ...string) map[string]int {
 					t.Helper()
 					version++
 					if !f.SetCatalog(events.NewCatalog(version, false, skills, nil)) {

@@ -21,14 +21,15 @@ import (
 // fx's skills (issue 12): version 1, pending, every supporting file
 // without digest, MIME type or text flag.
 func pendingOf(fx *fixture) *events.Catalog {
-	var skills []events.Skill
+	var skills []*events.Skill
 	for _, sk := range fx.cat.Skills {
 		files := append([]events.File(nil), sk.Files...)
 		for j := 1; j < len(files); j++ {
 			files[j].Digest, files[j].MIME, files[j].Text = "", "", false
 		}
-		sk.Files = files
-		skills = append(skills, sk)
+		c := *sk // fx.cat keeps its own
+		c.Files = files
+		skills = append(skills, &c)
 	}
 	c := events.NewCatalog(1, false, skills, nil)
 	c.Pending = true

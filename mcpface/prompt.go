@@ -102,7 +102,7 @@ func (f *Facade) registerPrompts(srv *mcp.Server, s *snapshot, reg *registration
 	}
 	add(f.skillPrompt(s, reg.remote), f.getSkillPrompt)
 	for i := range s.cat.Skills {
-		sk := &s.cat.Skills[i]
+		sk := s.cat.Skills[i]
 		if !sk.UserInvocable {
 			continue
 		}
@@ -143,7 +143,7 @@ func (f *Facade) patchPrompts(srv *mcp.Server, s *snapshot, reg *registrations) 
 		return false
 	}
 	for _, i := range d.changed {
-		a, b := &old.cat.Skills[i], &s.cat.Skills[i]
+		a, b := old.cat.Skills[i], s.cat.Skills[i]
 		if a.QualifiedName != b.QualifiedName || a.UserInvocable != b.UserInvocable || s.cat.SkillByName(b.QualifiedName) != b {
 			return false
 		}
@@ -155,7 +155,7 @@ func (f *Facade) patchPrompts(srv *mcp.Server, s *snapshot, reg *registrations) 
 		}
 	}
 	for _, i := range d.changed {
-		sk := &s.cat.Skills[i]
+		sk := s.cat.Skills[i]
 		if !sk.UserInvocable || sk.QualifiedName == promptSkill {
 			continue
 		}
@@ -174,7 +174,7 @@ func (f *Facade) patchPrompts(srv *mcp.Server, s *snapshot, reg *registrations) 
 // URI or path on disk than in a ([blockItem]: what the list is made of).
 func blockChanged(a, b *snapshot, d skillDiff, keep func(*events.Skill) bool) bool {
 	for _, i := range d.changed {
-		x, y := &a.cat.Skills[i], &b.cat.Skills[i]
+		x, y := a.cat.Skills[i], b.cat.Skills[i]
 		if keep(x) != keep(y) {
 			return true
 		}

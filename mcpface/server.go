@@ -820,7 +820,7 @@ func sameResource(a, b *snapshot, x, y resRef) bool {
 	if x == indexRef || y == indexRef {
 		return x == y
 	}
-	ska, skb := &a.cat.Skills[x.skill], &b.cat.Skills[y.skill]
+	ska, skb := a.cat.Skills[x.skill], b.cat.Skills[y.skill]
 	fa, fb := &ska.Files[x.file], &skb.Files[y.file]
 	if fa.Path != fb.Path || ska.SkillRootURI() != skb.SkillRootURI() || ska.Name != skb.Name ||
 		fa.Size != fb.Size || ska.ModelInvocable != skb.ModelInvocable || ska.UserInvocable != skb.UserInvocable ||

@@ -208,10 +208,10 @@ func (s *snapshot) carry(prev *snapshot, d skillDiff) {
 // maxURIBound returns a bound on the length of any spelling of a URI
 // skills serve: three times the longest, each file path counted as if
 // every byte were percent-encoded, and at least that of skill://index.json.
-func maxURIBound(skills []events.Skill) int {
+func maxURIBound(skills []*events.Skill) int {
 	n := 3 * len(events.IndexURI)
 	for i := range skills {
-		sk := &skills[i]
+		sk := skills[i]
 		root := len(sk.SkillRootURI())
 		for j := range sk.Files {
 			n = max(n, 3*(root+1+3*len(sk.Files[j].Path)))
@@ -239,7 +239,7 @@ func (s *snapshot) uri(r resRef) string {
 	if r.skill < 0 {
 		return events.IndexURI
 	}
-	sk := &s.cat.Skills[r.skill]
+	sk := s.cat.Skills[r.skill]
 	return sk.FileURI(sk.Files[r.file].Path)
 }
 
@@ -264,7 +264,7 @@ func (s *snapshot) resourcesOf(refs []resRef) []*mcp.Resource {
 	size := 0
 	for _, r := range refs {
 		if r.skill >= 0 {
-			sk := &s.cat.Skills[r.skill]
+			sk := s.cat.Skills[r.skill]
 			p := sk.Files[r.file].Path
 			size += len(sk.URI) + 4*len(p) + len(isoLayout) + 8 + 2*len(sk.Name) + len(supportingPrefix) + 1
 		}
@@ -280,7 +280,7 @@ func (s *snapshot) resourcesOf(refs []resRef) []*mcp.Resource {
 			out[i] = indexResource()
 			continue
 		}
-		sk := &s.cat.Skills[r.skill]
+		sk := s.cat.Skills[r.skill]
 		f := &sk.Files[r.file]
 		from := len(buf)
 		buf = append(append(buf, sk.SkillRootURI()...), '/')
@@ -333,7 +333,7 @@ func (s *snapshot) buildViews(prev *snapshot) {
 	old := prevViews(c, prev)
 	files := 0
 	for i := range c.Skills {
-		sk := &c.Skills[i]
+		sk := c.Skills[i]
 		k := keyOf(sk)
 		if v := old[i]; v != nil && !nested[i] && !v.nested && v.key.same(&k) {
 			s.views[i] = &skillView{key: k, files: v.files}
@@ -370,13 +370,13 @@ func (s *snapshot) carryViews(prev *snapshot, d skillDiff) bool {
 			// As buildViews does: a nested skill's view is always made
 			// anew (few skills are nested; the files they own do not
 			// change here, nor does the order).
-			views[i] = buildView(s.cat, &s.cat.Skills[i], v.key, true)
+			views[i] = buildView(s.cat, s.cat.Skills[i], v.key, true)
 		}
 	}
 	sameOrder := true
 	files := len(prev.order) - 1
 	for _, i := range d.changed {
-		sk := &s.cat.Skills[i]
+		sk := s.cat.Skills[i]
 		k := keyOf(sk)
 		v := prev.views[i]
 		if v.key.same(&k) {
@@ -545,7 +545,7 @@ func buildDirs(s *snapshot) map[string][]*mcp.Resource {
 		m[r.URI] = r
 	}
 	for i := range c.Skills {
-		sk := &c.Skills[i]
+		sk := c.Skills[i]
 		root := sk.SkillRootURI()
 		if children[root] == nil {
 			children[root] = make(map[string]*mcp.Resource)
@@ -669,7 +669,7 @@ func buildIndex(c *events.Catalog) []byte {
 		Skills []indexEntry `json:"skills"`
 	}{Schema: indexSchema, Skills: []indexEntry{}}
 	for i := range c.Skills {
-		sk := &c.Skills[i]
+		sk := c.Skills[i]
 		if !sk.Listed || len(sk.Files) == 0 {
 			continue
 		}
@@ -716,7 +716,7 @@ func (s *snapshot) entry(i int) json.RawMessage {
 	if e := s.entries[i].Load(); e != nil {
 		return *e
 	}
-	sk := &s.cat.Skills[i]
+	sk := s.cat.Skills[i]
 	b, err := appendEntry(make([]byte, 0, entrySize(sk)), sk)
 	if err != nil {
 		panic(err) // a frontmatter object: cannot fail
@@ -731,12 +731,12 @@ func (s *snapshot) entry(i int) json.RawMessage {
 func (s *snapshot) skillIndex(sk *events.Skill) int {
 	skills := s.cat.Skills
 	for i := sort.Search(len(skills), func(i int) bool { return skills[i].URI >= sk.URI }); i < len(skills); i++ {
-		if &skills[i] == sk {
+		if skills[i] == sk {
 			return i
 		}
 	}
 	for i := range skills { // a catalog not sorted after all
-		if &skills[i] == sk {
+		if skills[i] == sk {
 			return i
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 // snapSkill is a skill at skill://c/<path> with the given files (each
 // digest, size and time derived from the content string).
-func snapSkill(path, desc string, files map[string]string) events.Skill {
+func snapSkill(path, desc string, files map[string]string) *events.Skill {
 	name := path[strings.LastIndexByte(path, '/')+1:]
 	sk := events.Skill{QualifiedName: strings.ReplaceAll(path, "/", "__"), Name: name, Description: desc,
 		SkillPath: path, URI: "skill://c/" + path + "/SKILL.md", Listed: true, ModelInvocable: true}
@@ -33,7 +33,7 @@ func snapSkill(path, desc string, files map[string]string) events.Skill {
 	slices.SortStableFunc(sk.Files, func(a, b events.File) int {
 		return strings.Compare(strings.TrimPrefix(a.Path, "SKILL.md"), strings.TrimPrefix(b.Path, "SKILL.md"))
 	})
-	return sk
+	return &sk
 }
 
 // snapshotView is what requests read of a snapshot, for comparing one built
@@ -64,8 +64,8 @@ func viewOf(s *snapshot) snapshotView {
 // the previous one equals one built afresh, for every kind of change
 // between versions, and shares the views of unchanged skills.
 func TestSnapshotIncremental(t *testing.T) {
-	base := func() []events.Skill {
-		return []events.Skill{
+	base := func() []*events.Skill {
+		return []*events.Skill{
 			snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x.md": "x", "d/y.md": "y"}),
 			snapSkill("a-b", "AB", map[string]string{"SKILL.md": "ab"}),
 			snapSkill("p", "P", map[string]string{"SKILL.md": "p", "n/SKILL.md": "n", "n/r.md": "r", "q.md": "q"}),
@@ -73,34 +73,34 @@ func TestSnapshotIncremental(t *testing.T) {
 			snapSkill("z", "Z", map[string]string{"SKILL.md": "z"}),
 		}
 	}
-	edit := func(f func([]events.Skill) []events.Skill) *events.Catalog {
+	edit := func(f func([]*events.Skill) []*events.Skill) *events.Catalog {
 		return events.NewCatalog(2, false, f(base()), nil)
 	}
 	tests := []struct {
 		name string
 		next *events.Catalog
 	}{
-		{"nothing changed", edit(func(s []events.Skill) []events.Skill { return s })},
-		{"one file's bytes", edit(func(s []events.Skill) []events.Skill {
+		{"nothing changed", edit(func(s []*events.Skill) []*events.Skill { return s })},
+		{"one file's bytes", edit(func(s []*events.Skill) []*events.Skill {
 			s[0].Files[1].Digest, s[0].Files[1].Size = "sha256:x2", 2
 			return s
 		})},
-		{"a file added", edit(func(s []events.Skill) []events.Skill {
+		{"a file added", edit(func(s []*events.Skill) []*events.Skill {
 			s[0] = snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x.md": "x", "d/y.md": "y", "d/e/w.md": "w"})
 			return s
 		})},
-		{"description and flags", edit(func(s []events.Skill) []events.Skill {
+		{"description and flags", edit(func(s []*events.Skill) []*events.Skill {
 			s[1].Description, s[4].ModelInvocable, s[4].UserInvocable = "new", false, true
 			return s
 		})},
-		{"a skill removed", edit(func(s []events.Skill) []events.Skill { return slices.Delete(s, 1, 2) })},
-		{"a skill added", edit(func(s []events.Skill) []events.Skill {
+		{"a skill removed", edit(func(s []*events.Skill) []*events.Skill { return slices.Delete(s, 1, 2) })},
+		{"a skill added", edit(func(s []*events.Skill) []*events.Skill {
 			return append(s, snapSkill("m", "M", map[string]string{"SKILL.md": "m", "k.md": "k"}))
 		})},
-		{"nested skill gone, its files stay in the parent's manifest", edit(func(s []events.Skill) []events.Skill {
+		{"nested skill gone, its files stay in the parent's manifest", edit(func(s []*events.Skill) []*events.Skill {
 			return slices.Delete(s, 3, 4)
 		})},
-		{"a skill nested into an unchanged one", edit(func(s []events.Skill) []events.Skill {
+		{"a skill nested into an unchanged one", edit(func(s []*events.Skill) []*events.Skill {
 			return append(s, snapSkill("a/d", "D", map[string]string{"SKILL.md": "y"}))
 		})},
 	}
@@ -118,7 +118,10 @@ func TestSnapshotIncremental(t *testing.T) {
 		skills := base()
 		prev := newSnapshot(events.NewCatalog(1, false, skills, nil), nil)
 		next := slices.Clone(prev.cat.Skills) // same manifests, as the builder's versions
-		next[slices.IndexFunc(next, func(sk events.Skill) bool { return sk.SkillPath == "a" })].Description = "changed"
+		i := slices.IndexFunc(next, func(sk *events.Skill) bool { return sk.SkillPath == "a" })
+		changed := *next[i] // prev keeps its own
+		changed.Description = "changed"
+		next[i] = &changed
 		s := newSnapshot(events.NewCatalog(2, false, next, nil), prev)
 		prev.ensureViews()
 		for i, sk := range s.cat.Skills {
@@ -139,7 +142,7 @@ func TestSnapshotIncremental(t *testing.T) {
 // their parent's, and paths need escaping — and sameResources tells a
 // change of any listed field from none.
 func TestResourceOrder(t *testing.T) {
-	skills := []events.Skill{
+	skills := []*events.Skill{
 		snapSkill("a", "A", map[string]string{"SKILL.md": "a", "x y.md": "1", "d/é.md": "2", "Z.md": "3", "d-e/f.md": "4"}),
 		snapSkill("a-b", "AB", map[string]string{"SKILL.md": "ab", "%.md": "5"}),
 		snapSkill("a.b", "A.B", map[string]string{"SKILL.md": "a.b"}),
@@ -161,7 +164,7 @@ func TestResourceOrder(t *testing.T) {
 	}
 	want := []string{events.IndexURI}
 	for i := range c.Skills {
-		sk := &c.Skills[i]
+		sk := c.Skills[i]
 		for _, f := range sk.Files {
 			if ref, ok := c.File(sk.FileURI(f.Path)); ok && ref.Skill == sk {
 				want = append(want, sk.FileURI(f.Path))
@@ -175,17 +178,19 @@ func TestResourceOrder(t *testing.T) {
 	if !sameResources(s, newSnapshot(events.NewCatalog(2, false, slices.Clone(c.Skills), nil), nil)) {
 		t.Error("sameResources: a copy of the catalog differs")
 	}
-	for name, edit := range map[string]func(sk []events.Skill){
-		"size":        func(sk []events.Skill) { sk[0].Files[1].Size++ },
-		"time":        func(sk []events.Skill) { sk[0].Files[1].ModTime = sk[0].Files[1].ModTime.Add(time.Second) },
-		"MIME":        func(sk []events.Skill) { sk[0].Files[1].MIME = "text/x-other" },
-		"name":        func(sk []events.Skill) { sk[8].Name = "zz" },
-		"description": func(sk []events.Skill) { sk[8].Description = "new" },
-		"audience":    func(sk []events.Skill) { sk[8].UserInvocable = true },
+	for name, edit := range map[string]func(sk []*events.Skill){
+		"size":        func(sk []*events.Skill) { sk[0].Files[1].Size++ },
+		"time":        func(sk []*events.Skill) { sk[0].Files[1].ModTime = sk[0].Files[1].ModTime.Add(time.Second) },
+		"MIME":        func(sk []*events.Skill) { sk[0].Files[1].MIME = "text/x-other" },
+		"name":        func(sk []*events.Skill) { sk[8].Name = "zz" },
+		"description": func(sk []*events.Skill) { sk[8].Description = "new" },
+		"audience":    func(sk []*events.Skill) { sk[8].UserInvocable = true },
 	} {
-		next := slices.Clone(c.Skills)
-		for i := range next {
-			next[i].Files = slices.Clone(next[i].Files)
+		next := make([]*events.Skill, len(c.Skills))
+		for i, sk := range c.Skills {
+			cp := *sk // c keeps its own
+			cp.Files = slices.Clone(sk.Files)
+			next[i] = &cp
 		}
 		edit(next)
 		if sameResources(s, newSnapshot(events.NewCatalog(2, false, next, nil), nil)) {

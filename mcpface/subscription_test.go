@@ -41,10 +41,11 @@ func settle(c *counts) map[string]int {
 	return c.take()
 }
 
-// rewrite atomically writes b as the file rel of sk and returns sk with the manifest
+// rewrite atomically writes b as the file rel of old and returns a copy of old with the manifest
 // entry of rel updated to the new bytes (the Files slice is copied).
-func rewrite(t *testing.T, sk events.Skill, rel string, b []byte) events.Skill {
+func rewrite(t *testing.T, old *events.Skill, rel string, b []byte) *events.Skill {
 	t.Helper()
+	sk := *old // the catalogs holding old keep it
 	// Write beside and rename over, so a concurrent reader sees either the
 	// old bytes or the new ones.
 	p := filepath.Join(sk.Dir, filepath.FromSlash(rel))
@@ -66,17 +67,17 @@ func rewrite(t *testing.T, sk events.Skill, rel string, b []byte) events.Skill {
 			if i == 0 {
 				sk.SkillMD = b
 			}
-			return sk
+			return &sk
 		}
 	}
 	t.Fatalf("%s has no file %s", sk.QualifiedName, rel)
-	return sk
+	return &sk
 }
 
 // replaceSkill returns skills with the skill of sk's qualified name replaced
 // by sk (or without it, if drop).
-func replaceSkill(skills []events.Skill, sk events.Skill, drop bool) []events.Skill {
-	out := make([]events.Skill, 0, len(skills))
+func replaceSkill(skills []*events.Skill, sk *events.Skill, drop bool) []*events.Skill {
+	out := make([]*events.Skill, 0, len(skills))
 	for _, s := range skills {
 		if s.QualifiedName == sk.QualifiedName {
 			if drop {
@@ -235,7 +236,7 @@ func TestSubscriptionDroppedWithSkill(t *testing.T) {
 					t.Fatal("SetCatalog(2) = false")
 				}
 				// What the notifier publishes for the skill's files and the index.
-				escURIs := fileURIs(events.NewCatalog(1, false, []events.Skill{esc}, nil))
+				escURIs := fileURIs(events.NewCatalog(1, false, []*events.Skill{esc}, nil))
 				deliverEvent(t, updates, events.ResourcesUpdated{Version: 2, URIs: append([]string{events.IndexURI}, escURIs...), Gone: escURIs})
 				want := map[string]int{"prompts": 1, "resources": 1, "updated " + esc.URI: 1, "updated " + events.IndexURI: 1}
 				if diff := cmp.Diff(want, settle(c)); diff != "" {

@@ -70,10 +70,11 @@ func TestReadVerifiedIdentity(t *testing.T) {
 // the old digest.
 func TestSkillMDReadOnDemand(t *testing.T) {
 	fx := newFixture(t)
-	var skills []events.Skill
+	var skills []*events.Skill
 	for _, s := range fx.cat.Skills {
-		s.SkillMD = nil
-		skills = append(skills, s)
+		c := *s
+		c.SkillMD = nil
+		skills = append(skills, &c)
 	}
 	cat := events.NewCatalog(1, false, skills, nil)
 	cr := fx.skills["skills__code-review"]

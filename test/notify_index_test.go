@@ -32,25 +32,27 @@ func TestIndexNotifiedWhenItsBodyChanges(t *testing.T) {
 		}
 		return s
 	}
+	// cp copies a skill into the next catalog: each version gets its own.
+	cp := func(s events.Skill) *events.Skill { return &s }
 	a := skill("a", "A.", "a", true, "ref")
 	b := skill("b", "B.", "b", true)
 	h := skill("h", "Hidden.", "h", false)
 	steps := []struct {
 		name string
-		edit func(a, b, h *events.Skill) []events.Skill // nil skills: a, b, h as edited
+		edit func(a, b, h *events.Skill) []*events.Skill // nil skills: a, b, h as edited
 	}{
-		{"a supporting file edited", func(a, _, _ *events.Skill) []events.Skill { a.Files[1].Digest = hexDigest([]byte("ref2")); return nil }},
-		{"a's SKILL.md edited", func(a, _, _ *events.Skill) []events.Skill { a.Files[0].Digest = hexDigest([]byte("a2")); return nil }},
-		{"b taken out of skills/list", func(_, b, _ *events.Skill) []events.Skill { b.Listed = false; return nil }},
-		{"an unlisted SKILL.md edited", func(_, _, h *events.Skill) []events.Skill { h.Files[0].Digest = hexDigest([]byte("h2")); return nil }},
-		{"a's description alone changed", func(a, _, _ *events.Skill) []events.Skill { a.Description = "A, again."; return nil }},
-		{"a's description gained blanks", func(a, _, _ *events.Skill) []events.Skill { a.Description = " A, again.\n"; return nil }},
-		{"a flag the index does not show", func(a, _, _ *events.Skill) []events.Skill { a.UserInvocable = true; return nil }},
-		{"an unlisted skill removed", func(a, b, _ *events.Skill) []events.Skill { return []events.Skill{*a, *b} }},
-		{"a listed skill added", func(a, b, _ *events.Skill) []events.Skill {
-			return []events.Skill{*a, *b, skill("c", "C.", "c", true)}
+		{"a supporting file edited", func(a, _, _ *events.Skill) []*events.Skill { a.Files[1].Digest = hexDigest([]byte("ref2")); return nil }},
+		{"a's SKILL.md edited", func(a, _, _ *events.Skill) []*events.Skill { a.Files[0].Digest = hexDigest([]byte("a2")); return nil }},
+		{"b taken out of skills/list", func(_, b, _ *events.Skill) []*events.Skill { b.Listed = false; return nil }},
+		{"an unlisted SKILL.md edited", func(_, _, h *events.Skill) []*events.Skill { h.Files[0].Digest = hexDigest([]byte("h2")); return nil }},
+		{"a's description alone changed", func(a, _, _ *events.Skill) []*events.Skill { a.Description = "A, again."; return nil }},
+		{"a's description gained blanks", func(a, _, _ *events.Skill) []*events.Skill { a.Description = " A, again.\n"; return nil }},
+		{"a flag the index does not show", func(a, _, _ *events.Skill) []*events.Skill { a.UserInvocable = true; return nil }},
+		{"an unlisted skill removed", func(a, b, _ *events.Skill) []*events.Skill { return []*events.Skill{cp(*a), cp(*b)} }},
+		{"a listed skill added", func(a, b, _ *events.Skill) []*events.Skill {
+			return []*events.Skill{cp(*a), cp(*b), cp(skill("c", "C.", "c", true))}
 		}},
-		{"a listed skill removed", func(a, b, _ *events.Skill) []events.Skill { return []events.Skill{*b} }},
+		{"a listed skill removed", func(a, b, _ *events.Skill) []*events.Skill { return []*events.Skill{cp(*b)} }},
 	}
 
 	synctest.Test(t, func(t *testing.T) {
@@ -79,7 +81,7 @@ func TestIndexNotifiedWhenItsBodyChanges(t *testing.T) {
 
 		var mu sync.Mutex
 		heard := 0
-		publish := func(version uint64, skills []events.Skill) {
+		publish := func(version uint64, skills []*events.Skill) {
 			t.Helper()
 			if err := events.Publish(bus, events.CatalogChanged{Catalog: events.NewCatalog(version, false, skills, nil)}); err != nil {
 				t.Fatal(err)
@@ -87,7 +89,7 @@ func TestIndexNotifiedWhenItsBodyChanges(t *testing.T) {
 			time.Sleep(time.Second) // past the notifier's debounce, on the bubble's clock
 			synctest.Wait()
 		}
-		publish(1, []events.Skill{a, b, h})
+		publish(1, []*events.Skill{cp(a), cp(b), cp(h)})
 		srv, err := facade.Server(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -129,7 +131,7 @@ func TestIndexNotifiedWhenItsBodyChanges(t *testing.T) {
 			a.Files, b.Files, h.Files = slices.Clone(a.Files), slices.Clone(b.Files), slices.Clone(h.Files)
 			skills := s.edit(&a, &b, &h)
 			if skills == nil {
-				skills = []events.Skill{a, b, h}
+				skills = []*events.Skill{cp(a), cp(b), cp(h)}
 			}
 			publish(uint64(i+2), skills)
 			next := read()

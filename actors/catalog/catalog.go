@@ -120,13 +120,14 @@ type sourceMemo struct {
 // renames change: see [Builder.fixSkillSet]). With a keeping memo (sources not nil) it reuses what the
 // last build made of every scanned skill that stayed the same, and keeps
 // what this one made for the next.
-func (m *memo) build(cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) ([]events.Skill, []events.Diagnostic) {
+func (m *memo) build(cfg events.SourcesConfigured, scans map[string]events.SourceScanned, overrides map[string]events.Override) ([]*events.Skill, []events.Diagnostic) {
 	n := 0
 	for _, src := range cfg.Sources {
 		n += len(scans[src.ID].Skills)
 	}
 	st := &buildState{
-		skills:    make([]events.Skill, 0, n),
+		skills:    make([]*events.Skill, 0, n),
+		slab:      make([]events.Skill, 0, n),
 		byName:    make(map[string]string, n),
 		byURI:     make(map[string]string, n),
 		overrides: overrides,
@@ -173,7 +174,9 @@ func (m *memo) build(cfg events.SourcesConfigured, scans map[string]events.Sourc
 // skills served, the diagnostics, and the qualified names and URIs taken
 // (each by the SKILL.md that took it).
 type buildState struct {
-	skills        []events.Skill
+	skills []*events.Skill
+	// slab holds the skills served, one allocation for all of them.
+	slab          []events.Skill
 	diags         []events.Diagnostic
 	byName, byURI map[string]string
 	overrides     map[string]events.Override
@@ -334,7 +337,8 @@ func (st *buildState) claim(order []*candidate, n int) map[string]bool {
 		st.byURI[sk.URI] = c.b.file
 		claimed[c.b.file] = true
 		applyOverride(&sk, st.overrides)
-		st.skills = append(st.skills, sk)
+		st.slab = append(st.slab, sk)
+		st.skills = append(st.skills, &st.slab[len(st.slab)-1])
 	}
 	return claimed
 }
@@ -475,7 +479,7 @@ func noteServedAsFile(b *built, cands []candidate, claimed map[string]bool) (eve
 // does nothing, which a user who reordered sources or used a bare name
 // would not notice. A key that is the last segment of exactly one
 // qualified name gets that name as a suggestion (issue 13 item 9).
-func unmatchedOverrides(overrides map[string]events.Override, skills []events.Skill) []events.Diagnostic {
+func unmatchedOverrides(overrides map[string]events.Override, skills []*events.Skill) []events.Diagnostic {
 	var keys []string
 	for k := range overrides {
 		keys = append(keys, k)
@@ -991,7 +995,7 @@ func (b *Builder) next() *events.Catalog {
 	b.dropBytes(current)
 	// The catalog's order (NewCatalog sorts the same way, a no-op now):
 	// static mode's warnings come in it, and sameCatalog compares in it.
-	slices.SortStableFunc(skills, func(a, b events.Skill) int { return strings.Compare(a.URI, b.URI) })
+	slices.SortStableFunc(skills, func(a, b *events.Skill) int { return strings.Compare(a.URI, b.URI) })
 	if b.cfg.Static {
 		skills, diags = b.fixSkillSet(skills, diags)
 	}
@@ -1065,7 +1069,7 @@ func sameFiles(a, b []events.File) bool {
 // names the fixed tools, prompts and instructions carry — with its new
 // content, and is left out of skills/list (its frontmatter name no longer
 // matches its URI), with a warning that the rename applies at restart.
-func (b *Builder) fixSkillSet(skills []events.Skill, diags []events.Diagnostic) ([]events.Skill, []events.Diagnostic) {
+func (b *Builder) fixSkillSet(skills []*events.Skill, diags []events.Diagnostic) ([]*events.Skill, []events.Diagnostic) {
 	if b.static == nil {
 		b.static = make(map[string]bool, len(skills))
 		b.staticDirs = make(map[folderKey]startupName, len(skills))
@@ -1075,8 +1079,8 @@ func (b *Builder) fixSkillSet(skills []events.Skill, diags []events.Diagnostic) 
 		}
 		return skills, diags
 	}
-	served := make([]events.Skill, 0, len(skills))
-	var later []events.Skill
+	served := make([]*events.Skill, 0, len(skills))
+	var later []*events.Skill
 	for _, s := range skills {
 		if b.static[s.URI] {
 			served = append(served, s)
@@ -1087,7 +1091,7 @@ func (b *Builder) fixSkillSet(skills []events.Skill, diags []events.Diagnostic) 
 	renamed := false
 	for _, s := range later {
 		file := mdFile(s.Source, events.ScannedSkill{Dir: s.Dir, Files: s.Files})
-		if id, ok := b.staticDirs[folderKey{s.Source.ID, s.Dir}]; ok && !slices.ContainsFunc(served, func(o events.Skill) bool { return o.URI == id.uri }) {
+		if id, ok := b.staticDirs[folderKey{s.Source.ID, s.Dir}]; ok && !slices.ContainsFunc(served, func(o *events.Skill) bool { return o.URI == id.uri }) {
 			served = append(served, b.asAtStartup(s, id))
 			renamed = true
 			diags = append(diags, events.Diagnostic{File: file, Level: events.LevelWarn, Unserved: true, Version: s.Files[0].Digest, Rule: events.RuleStaticRenamed,
@@ -1099,7 +1103,7 @@ func (b *Builder) fixSkillSet(skills []events.Skill, diags []events.Diagnostic) 
 			Message: fmt.Sprintf("%s: skill %s appeared after startup and is not served: the skill set is fixed in static mode (--static); restart the server to serve it", file, s.QualifiedName)})
 	}
 	if renamed {
-		slices.SortStableFunc(served, func(a, b events.Skill) int { return strings.Compare(a.URI, b.URI) })
+		slices.SortStableFunc(served, func(a, b *events.Skill) int { return strings.Compare(a.URI, b.URI) })
 	}
 	return served, diags
 }
@@ -1107,7 +1111,8 @@ func (b *Builder) fixSkillSet(skills []events.Skill, diags []events.Diagnostic) 
 // asAtStartup returns s, a skill whose name changed since the first static
 // catalog, under its startup identity id: unlisted, with the invocation
 // override of its startup name rather than of its new one.
-func (b *Builder) asAtStartup(s events.Skill, id startupName) events.Skill {
+func (b *Builder) asAtStartup(cur *events.Skill, id startupName) *events.Skill {
+	s := *cur
 	if sm := b.memo.sources[s.Source.ID]; sm != nil {
 		if bt := sm.byDir[s.Dir]; bt != nil && bt.ok && bt.sk.URI == s.URI {
 			s = bt.sk // before overrides
@@ -1116,7 +1121,7 @@ func (b *Builder) asAtStartup(s events.Skill, id startupName) events.Skill {
 	s.QualifiedName, s.Name, s.SkillPath, s.URI = id.qualifiedName, id.name, id.skillPath, id.uri
 	s.Listed = false
 	applyOverride(&s, b.overrides.Overrides)
-	return s
+	return &s
 }
 
 // logDiagnostics logs each diagnostic once per (file, message, version)
@@ -1177,12 +1182,15 @@ func sameSkill(a, b *events.Skill) bool {
 // (digests, sizes and modification times), flags and frontmatter. A
 // manifest shared with prev (an unchanged skill the memo reused) is the
 // same without a look at its files.
-func sameSkills(prev, next []events.Skill) bool {
+func sameSkills(prev, next []*events.Skill) bool {
 	if len(prev) != len(next) {
 		return false
 	}
 	for i := range prev {
-		a, b := &prev[i], &next[i]
+		a, b := prev[i], next[i]
+		if a == b {
+			continue // carried over: the very same skill
+		}
 		// A folder swapped for another one with the same bytes shows
 		// clients nothing, but reads must open the new one.
 		if a.URI != b.URI || a.SkillPath != b.SkillPath || !sameSkill(a, b) || a.RealDir != b.RealDir || a.DirID != b.DirID {

@@ -166,7 +166,7 @@ func keepsPlace(prev *events.Catalog, src events.Source, o, nb *built) (int, boo
 	if o.diag != nil && (o.diag.File != nb.diag.File || o.diag.Level != nb.diag.Level || o.diag.Rule != nb.diag.Rule || o.diag.Unserved != nb.diag.Unserved) {
 		return 0, false
 	}
-	i, found := slices.BinarySearchFunc(prev.Skills, o.sk.URI, func(s events.Skill, uri string) int { return strings.Compare(s.URI, uri) })
+	i, found := slices.BinarySearchFunc(prev.Skills, o.sk.URI, func(s *events.Skill, uri string) int { return strings.Compare(s.URI, uri) })
 	if !found || prev.Skills[i].Dir != o.ss.Dir || prev.Skills[i].Source.ID != src.ID {
 		return 0, false // not the one served: a duplicate
 	}
@@ -176,17 +176,17 @@ func keepsPlace(prev *events.Catalog, src events.Source, o, nb *built) (int, boo
 // apply returns prev's skills and diagnostics with the changes made, and
 // whether they show clients nothing new ([sameSkills]); ok is false when
 // a changed diagnostic is not found in prev's.
-func (b *Builder) apply(prev *events.Catalog, changes []patched) (skills []events.Skill, diags []events.Diagnostic, same, ok bool) {
+func (b *Builder) apply(prev *events.Catalog, changes []patched) (skills []*events.Skill, diags []events.Diagnostic, same, ok bool) {
 	skills, diags, same = prev.Skills, prev.Diagnostics, true
 	for _, c := range changes {
 		sk := c.nb.sk
 		applyOverride(&sk, b.overrides.Overrides)
-		if !sameSkills(prev.Skills[c.served:c.served+1], []events.Skill{sk}) {
+		if !sameSkills(prev.Skills[c.served:c.served+1], []*events.Skill{&sk}) {
 			if same {
 				skills = slices.Clone(prev.Skills)
 			}
 			same = false
-			skills[c.served] = sk
+			skills[c.served] = &sk
 		}
 		if c.old.diag == nil || *c.old.diag == *c.nb.diag {
 			continue

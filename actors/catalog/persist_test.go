@@ -131,7 +131,7 @@ func persistedFile(t *testing.T, cache string, since time.Time) string {
 }
 
 // skillsOf is what clients see of a catalog's skills, for comparison.
-func skillsOf(c *events.Catalog) []events.Skill { return c.Skills }
+func skillsOf(c *events.Catalog) []*events.Skill { return c.Skills }
 
 // TestPersistedCatalogServedAtOnce is issue 12 "Serve the last catalog at
 // once": a second start over the same sources publishes the last catalog

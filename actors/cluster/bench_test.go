@@ -11,14 +11,14 @@ import (
 // bigCatalog returns a catalog of n skills without files, one description
 // changed by tag.
 func bigCatalog(n int, tag string) *events.Catalog {
-	skills := make([]events.Skill, n)
+	skills := make([]*events.Skill, n)
 	for i := range skills {
 		name := fmt.Sprintf("s%05d", i)
 		desc := fmt.Sprintf("Skill %s does a thing described at some length so that the element is of realistic size %0400d", name, i)
 		if i == n/2 {
 			desc += tag
 		}
-		skills[i] = events.Skill{QualifiedName: "x__" + name, Name: name, Description: desc, SkillPath: "x/" + name,
+		skills[i] = &events.Skill{QualifiedName: "x__" + name, Name: name, Description: desc, SkillPath: "x/" + name,
 			URI: "skill://x/" + name + "/SKILL.md", Frontmatter: []byte(`{"name":"` + name + `"}`)}
 	}
 	return events.NewCatalog(1, false, skills, nil)

@@ -64,7 +64,7 @@ type Exporter struct {
 	version  uint64          // the cluster version of the last pointer
 	snapshot string          // its snapshot digest
 	moved    int64           // bytes stored by the last export published
-	current  []events.Skill  // the skills of the cluster's catalog (the last published)
+	current  []*events.Skill // the skills of the cluster's catalog (the last published)
 	hold     holding
 }
 
@@ -297,7 +297,7 @@ func (e *Exporter) putAll(ctx context.Context, blobs []blob) (int64, error) {
 func (e *Exporter) fileBlobs(cat *events.Catalog, blobs *[]blob) error {
 	seen := map[string]bool{}
 	for i := range cat.Skills {
-		sk := &cat.Skills[i]
+		sk := cat.Skills[i]
 		for j := range sk.Files {
 			f := &sk.Files[j]
 			if e.known[f.Digest] || seen[f.Digest] {
@@ -397,8 +397,10 @@ func openOnDisk(sk *events.Skill, f *events.File) (io.ReadCloser, error) {
 // Two leaders serving the same content from the same folders thus write
 // the same snapshot.
 func portable(cat *events.Catalog) *events.Catalog {
-	skills := make([]events.Skill, len(cat.Skills))
-	for i, sk := range cat.Skills {
+	slab := make([]events.Skill, len(cat.Skills))
+	skills := make([]*events.Skill, len(cat.Skills))
+	for i, cur := range cat.Skills {
+		sk := *cur
 		sk.RealDir, sk.DirID, sk.SkillMD = "", events.FolderID{}, nil
 		if sk.Source.Kind != events.SourceLocal && sk.Source.Kind != events.SourceBundled {
 			sk.Dir, sk.Source.Root = "", ""
@@ -409,7 +411,8 @@ func portable(cat *events.Catalog) *events.Catalog {
 			files[j] = f
 		}
 		sk.Files = files
-		skills[i] = sk
+		slab[i] = sk
+		skills[i] = &slab[i]
 	}
 	return events.NewCatalog(0, cat.Static, skills, cat.Diagnostics)
 }

@@ -64,7 +64,7 @@ func exporter(t testing.TB, n *Node, res *resources, term uint64, node string) *
 // catalogOf returns a catalog of one bundled-less skill whose files are
 // none, described by desc.
 func catalogOf(desc string) *events.Catalog {
-	return events.NewCatalog(1, false, []events.Skill{{QualifiedName: "x__a", Name: "a", Description: desc, SkillPath: "x/a",
+	return events.NewCatalog(1, false, []*events.Skill{{QualifiedName: "x__a", Name: "a", Description: desc, SkillPath: "x/a",
 		URI: "skill://x/a/SKILL.md", Frontmatter: []byte(`{}`)}}, nil)
 }
 
@@ -339,11 +339,11 @@ func TestClaimLostStreamHoldsServed(t *testing.T) {
 	n, res := openTest(t)
 	gh := events.Source{ID: "1", Kind: events.SourceGitHub, Location: "github.com/acme/skills"}
 	loc := events.Source{ID: "0", Kind: events.SourceLocal, Location: "/srv/skills"}
-	skill := func(src events.Source, name string) events.Skill {
-		return events.Skill{QualifiedName: src.ID + "__" + name, Name: name, Description: name, SkillPath: src.ID + "/" + name,
+	skill := func(src events.Source, name string) *events.Skill {
+		return &events.Skill{QualifiedName: src.ID + "__" + name, Name: name, Description: name, SkillPath: src.ID + "/" + name,
 			URI: "skill://" + src.ID + "/" + name + "/SKILL.md", Frontmatter: []byte(`{}`), Source: src}
 	}
-	n.served.Store(events.NewCatalog(7, false, []events.Skill{skill(loc, "alpha"), skill(gh, "gamma")}, nil))
+	n.served.Store(events.NewCatalog(7, false, []*events.Skill{skill(loc, "alpha"), skill(gh, "gamma")}, nil))
 	e := exporter(t, n, res, 1, "n1")
 	e.served = &n.served
 	log, logs := eventstest.CaptureLog()
@@ -355,7 +355,7 @@ func TestClaimLostStreamHoldsServed(t *testing.T) {
 		t.Errorf("claim on an emptied stream after serving version 7 logged:\n%s", out)
 	}
 	e.hold.configure(events.SourcesConfigured{Sources: []events.Source{loc, gh}})
-	local := events.NewCatalog(1, false, []events.Skill{skill(loc, "alpha"), skill(loc, "beta")}, nil) // gh not synced: none
+	local := events.NewCatalog(1, false, []*events.Skill{skill(loc, "alpha"), skill(loc, "beta")}, nil) // gh not synced: none
 	if err := e.export(t.Context(), local); err != nil {
 		t.Fatal(err)
 	}

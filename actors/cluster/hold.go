@@ -73,8 +73,8 @@ func (h *holding) confirmed(k string, cat *events.Catalog) bool {
 // (from cluster, the skills exported last) replace the local ones. A
 // cluster skill whose URI or qualified name a local skill took is left
 // out.
-func (h *holding) merge(cat *events.Catalog, local, cluster []events.Skill) (out []events.Skill, held []string) {
-	byKey := map[string][]events.Skill{}
+func (h *holding) merge(cat *events.Catalog, local, cluster []*events.Skill) (out []*events.Skill, held []string) {
+	byKey := map[string][]*events.Skill{}
 	for _, s := range cluster {
 		k := sourceKey(s.Source)
 		if _, ok := h.configured[k]; ok && remote(s.Source) && !h.confirmed(k, cat) {

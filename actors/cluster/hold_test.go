@@ -18,16 +18,16 @@ func TestHoldRemote(t *testing.T) {
 	wk := events.Source{ID: "2", Kind: events.SourceWellKnown, Location: "https://pub.example/"}
 	gone := events.Source{ID: "3", Kind: events.SourceGitHub, Location: "github.com/old/skills"}
 	loc := events.Source{ID: "0", Kind: events.SourceLocal, Location: "/srv/skills"}
-	sk := func(src events.Source, name, desc string) events.Skill {
-		return events.Skill{QualifiedName: src.ID + "__" + name, URI: "skill://" + src.ID + "/" + name + "/SKILL.md", Description: desc, Source: src}
+	sk := func(src events.Source, name, desc string) *events.Skill {
+		return &events.Skill{QualifiedName: src.ID + "__" + name, URI: "skill://" + src.ID + "/" + name + "/SKILL.md", Description: desc, Source: src}
 	}
-	cluster := []events.Skill{sk(gh, "gamma", "cluster"), sk(gone, "old", "cluster"), sk(loc, "alpha", "cluster")}
+	cluster := []*events.Skill{sk(gh, "gamma", "cluster"), sk(gone, "old", "cluster"), sk(loc, "alpha", "cluster")}
 	var h holding
 	h.configure(events.SourcesConfigured{Sources: []events.Source{loc, gh, wk}})
 	synced := time.Now()
 	before, after := synced.Add(-time.Second), synced.Add(time.Second)
-	local := []events.Skill{sk(loc, "alpha", "leader"), sk(wk, "pub", "leader")} // gh not synced yet: none
-	names := func(skills []events.Skill) []string {
+	local := []*events.Skill{sk(loc, "alpha", "leader"), sk(wk, "pub", "leader")} // gh not synced yet: none
+	names := func(skills []*events.Skill) []string {
 		var out []string
 		for _, s := range skills {
 			out = append(out, s.QualifiedName+"="+s.Description)
@@ -35,7 +35,7 @@ func TestHoldRemote(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	check := func(what string, cat *events.Catalog, local []events.Skill, want ...string) {
+	check := func(what string, cat *events.Catalog, local []*events.Skill, want ...string) {
 		t.Helper()
 		got, _ := h.merge(cat, local, cluster)
 		if !slices.Equal(names(got), want) {

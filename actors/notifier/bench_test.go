@@ -13,7 +13,7 @@ import (
 // benchCatalog returns a catalog of n skills of four files each.
 func benchCatalog(n int) *events.Catalog {
 	mod := time.Unix(1700000000, 0)
-	skills := make([]events.Skill, n)
+	skills := make([]*events.Skill, n)
 	for i := range skills {
 		name := fmt.Sprintf("skill-%05d", i)
 		path := fmt.Sprintf("skills/group-%03d/%s", i/100, name)
@@ -22,7 +22,7 @@ func benchCatalog(n int) *events.Catalog {
 		for _, p := range []string{"SKILL.md", "references/guide.md", "scripts/run.py", "assets/data.txt"} {
 			sk.Files = append(sk.Files, events.File{Path: p, Digest: skilltest.Digest(path + p), Size: 100, ModTime: mod})
 		}
-		skills[i] = sk
+		skills[i] = &sk
 	}
 	return events.NewCatalog(1, false, skills, nil)
 }
@@ -33,8 +33,10 @@ func benchCatalog(n int) *events.Catalog {
 // it.
 func BenchmarkUpdatedURIs(b *testing.B) {
 	prev := benchCatalog(10000)
-	skills := append([]events.Skill(nil), prev.Skills...)
-	sk := &skills[4242]
+	skills := append([]*events.Skill(nil), prev.Skills...)
+	sk := new(events.Skill)
+	*sk = *skills[4242]
+	skills[4242] = sk
 	sk.Files = append([]events.File(nil), sk.Files...)
 	sk.Files[2].Digest = skilltest.Digest("edited")
 	next := events.NewCatalog(2, false, skills, nil)

@@ -56,7 +56,7 @@ func TestUpdatedURIsMatchesFileByFile(t *testing.T) {
 		return files
 	}
 	catalogOf := func(disk map[string]string, prev *events.Catalog) *events.Catalog {
-		var skills []events.Skill
+		var skills []*events.Skill
 		for _, p := range paths {
 			if _, ok := disk[p+"/SKILL.md"]; !ok {
 				continue
@@ -75,7 +75,12 @@ func TestUpdatedURIsMatchesFileByFile(t *testing.T) {
 					sk.Listed = !sk.Listed
 				}
 			}
-			skills = append(skills, sk)
+			if old := prev.SkillByURI(uri); old != nil && rng.IntN(2) == 0 && old.Description == sk.Description &&
+				old.Listed == sk.Listed && slices.Equal(old.Files, sk.Files) {
+				skills = append(skills, old) // carried over: the very same skill, as the builder does
+				continue
+			}
+			skills = append(skills, &sk)
 		}
 		return events.NewCatalog(prev.Version+1, false, skills, nil)
 	}

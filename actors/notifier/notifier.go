@@ -235,8 +235,9 @@ type change struct {
 // digest or vanished in next, each with the skill that served it in prev,
 // and the index URI when [indexChanged]. It walks both skill lists in
 // their URI order at once and looks at the files only of the skills whose
-// manifest changed: a skill sharing its manifest with prev (the catalog
-// builder reuses every unchanged skill) costs one comparison, so a
+// manifest changed: a skill the catalog builder carried over (the very
+// same *Skill) costs one pointer comparison, one sharing its manifest a
+// few more, so a
 // one-file edit in 10,000 skills diffs one skill's files, never the
 // catalogs file by file. Catalogs not sorted by URI (never made by
 // [events.NewCatalog]) are diffed file by file.
@@ -246,16 +247,20 @@ func updatedURIs(prev, next *events.Catalog) []change {
 	ps, ns := prev.Skills, next.Skills
 	i, j := 0, 0
 	for i < len(ps) || j < len(ns) {
+		if i < len(ps) && j < len(ns) && ps[i] == ns[j] {
+			i, j = i+1, j+1 // carried over: the very same skill
+			continue
+		}
 		var a, b *events.Skill
 		switch {
 		case j == len(ns) || i < len(ps) && ps[i].URI < ns[j].URI:
-			a = &ps[i]
+			a = ps[i]
 			i++
 		case i == len(ps) || ns[j].URI < ps[i].URI:
-			b = &ns[j]
+			b = ns[j]
 			j++
 		default:
-			a, b = &ps[i], &ns[j]
+			a, b = ps[i], ns[j]
 			i++
 			j++
 		}
@@ -331,7 +336,7 @@ func fileChanges(out []change, prev, next *events.Catalog, s *events.Skill) []ch
 func updatedURIsSlow(prev, next *events.Catalog) []change {
 	var out []change
 	for i := range prev.Skills {
-		out = fileChanges(out, prev, next, &prev.Skills[i])
+		out = fileChanges(out, prev, next, prev.Skills[i])
 	}
 	if indexChanged(prev, next) {
 		out = append(out, change{uri: events.IndexURI})
@@ -359,7 +364,7 @@ func indexChanged(prev, next *events.Catalog) bool {
 func indexEntries(c *events.Catalog) []indexEntry {
 	var out []indexEntry
 	for i := range c.Skills {
-		if e := entryOf(&c.Skills[i]); e != (indexEntry{}) {
+		if e := entryOf(c.Skills[i]); e != (indexEntry{}) {
 			out = append(out, e)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 // notifierCatalog builds a catalog of listed skills "skills/<d>" from files
 // (path "<d>/<file>" → content).
 func notifierCatalog(version uint64, files map[string]string, skillDirs ...string) *events.Catalog {
-	var skills []events.Skill
+	var skills []*events.Skill
 	for _, d := range skillDirs {
 		s := events.Skill{QualifiedName: "skills__" + d, Name: d, SkillPath: "skills/" + d, URI: "skill://skills/" + d + "/SKILL.md", Listed: true}
 		s.Files = append(s.Files, events.File{Path: "SKILL.md", Digest: skilltest.Digest(files[d+"/SKILL.md"])})
@@ -30,7 +30,7 @@ func notifierCatalog(version uint64, files map[string]string, skillDirs ...strin
 				s.Files = append(s.Files, events.File{Path: rest, Digest: skilltest.Digest(c)})
 			}
 		}
-		skills = append(skills, s)
+		skills = append(skills, &s)
 	}
 	return events.NewCatalog(version, false, skills, nil)
 }
@@ -227,7 +227,9 @@ func TestNotifierIndexAndGone(t *testing.T) {
 	// alter returns a copy of c at version with f applied to skill i.
 	alter := func(c *events.Catalog, version uint64, i int, f func(*events.Skill)) *events.Catalog {
 		skills := slices.Clone(c.Skills)
-		f(&skills[i])
+		sk := *skills[i] // c keeps its own
+		f(&sk)
+		skills[i] = &sk
 		return events.NewCatalog(version, false, skills, nil)
 	}
 	v1 := with(1, nil, "a", "b")
@@ -296,7 +298,7 @@ func TestNotifierIndexAndGone(t *testing.T) {
 		{
 			name: "an unlisted skill comes and goes: not the index",
 			steps: []notifierStep{{0, v1},
-				{0, events.NewCatalog(2, false, append(slices.Clone(v1.Skills), events.Skill{QualifiedName: "skills__h", Name: "h", SkillPath: "skills/h",
+				{0, events.NewCatalog(2, false, append(slices.Clone(v1.Skills), &events.Skill{QualifiedName: "skills__h", Name: "h", SkillPath: "skills/h",
 					URI: "skill://skills/h/SKILL.md", Files: []events.File{{Path: "SKILL.md", Digest: skilltest.Digest("h")}}}), nil)},
 				{0, with(3, nil, "a", "b")}},
 			want: []notice{{d, events.ResourcesUpdated{Version: 3, URIs: []string{"skill://skills/h/SKILL.md"}, Gone: []string{"skill://skills/h/SKILL.md"}}}},
@@ -322,8 +324,8 @@ func TestNotifierNestedSkillGone(t *testing.T) {
 	inner := events.Skill{QualifiedName: "skills__o__i", Name: "i", SkillPath: "skills/o/i", URI: "skill://skills/o/i/SKILL.md", Listed: true,
 		Files: []events.File{{Path: "SKILL.md", Digest: skilltest.Digest("i")}, {Path: "r.md", Digest: skilltest.Digest("r")}}}
 	got := runNotifier(t, []notifierStep{
-		{0, events.NewCatalog(1, false, []events.Skill{outer, inner}, nil)},
-		{0, events.NewCatalog(2, false, []events.Skill{outer}, nil)},
+		{0, events.NewCatalog(1, false, []*events.Skill{&outer, &inner}, nil)},
+		{0, events.NewCatalog(2, false, []*events.Skill{&outer}, nil)},
 		{2 * d, events.NewCatalog(3, false, nil, nil)},
 	})
 	all := []string{"skill://skills/o/SKILL.md", "skill://skills/o/i/SKILL.md", "skill://skills/o/i/r.md"}

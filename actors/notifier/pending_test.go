@@ -14,9 +14,9 @@ import (
 // no resource, by either diff; a pending file that vanished, and a
 // SKILL.md edited meanwhile, still do.
 func TestPendingDigestKnownIsNoChange(t *testing.T) {
-	skillOf := func(name string, files ...events.File) events.Skill {
+	skillOf := func(name string, files ...events.File) *events.Skill {
 		uri := "skill://s/" + name + "/SKILL.md"
-		return events.Skill{QualifiedName: "s__" + name, Name: name, SkillPath: "s/" + name, URI: uri, Listed: true, Files: files}
+		return &events.Skill{QualifiedName: "s__" + name, Name: name, SkillPath: "s/" + name, URI: uri, Listed: true, Files: files}
 	}
 	md := func(c string) events.File { return events.File{Path: "SKILL.md", Digest: skilltest.Digest(c)} }
 	file := func(p, c string) events.File {
@@ -26,12 +26,12 @@ func TestPendingDigestKnownIsNoChange(t *testing.T) {
 		}
 		return f
 	}
-	pending := events.NewCatalog(1, false, []events.Skill{
+	pending := events.NewCatalog(1, false, []*events.Skill{
 		skillOf("a", md("a"), file("x.md", ""), file("y.md", "")),
 		skillOf("b", md("b"), file("z.md", "")),
 	}, nil)
 	pending.Pending = true
-	complete := events.NewCatalog(2, false, []events.Skill{
+	complete := events.NewCatalog(2, false, []*events.Skill{
 		skillOf("a", md("a"), file("x.md", "x"), file("y.md", "y")),
 		skillOf("b", md("b"), file("z.md", "z")),
 	}, nil)
@@ -41,7 +41,7 @@ func TestPendingDigestKnownIsNoChange(t *testing.T) {
 	if got := notifier.UpdatedURIsSlow(pending, complete); len(got) != 0 {
 		t.Errorf("pending → complete (file by file) changed %v; want nothing", got)
 	}
-	changed := events.NewCatalog(2, false, []events.Skill{
+	changed := events.NewCatalog(2, false, []*events.Skill{
 		skillOf("a", md("a"), file("x.md", "x")),
 		skillOf("b", md("b2"), file("z.md", "z")),
 	}, nil)

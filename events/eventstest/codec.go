@@ -58,7 +58,7 @@ func DiffCatalogs(prev, next *events.Catalog) (added, removed, changed []string)
 		switch {
 		case old == nil:
 			added = append(added, s.URI)
-		case !sameSkill(old, &s):
+		case !sameSkill(old, s):
 			changed = append(changed, s.URI)
 		}
 	}
