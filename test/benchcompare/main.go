@@ -241,8 +241,10 @@ type proc struct {
 	// so that the client makes little garbage while it times (its garbage
 	// collector ran beside the timed calls and made a page's time jumpy).
 	env envelope
-	// pages holds the results of the last walk, reused by the next.
-	pages [][]byte
+	// pages holds the results of the last walk, reused by the next, and
+	// pageLens the length of each page's line.
+	pages    [][]byte
+	pageLens []int
 }
 
 // start runs s with its stdin and stdout on pipes handed straight to the
@@ -503,6 +505,7 @@ const (
 	rowPageCold
 	rowPageWarm
 	rowWalk
+	rowWalkFloor
 	rowGet
 	rowGetFloor
 	rowRead
@@ -517,24 +520,25 @@ const (
 )
 
 var rows = [nRows]struct{ label, unit string }{
-	rowInit:     {"spawn → initialize result, warm cache", "ms"},
-	rowFirst:    {"spawn → initialize result, first start (empty HOME)", "ms"},
-	rowReadMD:   {"yardstick: read every SKILL.md once (warm page cache)", "ms"},
-	rowRSS:      {"peak RSS at initialize (VmHWM)", "MiB"},
-	rowRSSIdle:  {"peak RSS by the end of an idle wait after initialize", "MiB"},
-	rowPageCold: {"first skills/list page, cold (1st after initialize)", "ms"},
-	rowPageWarm: {"first skills/list page, warm (median of repeats)", "ms"},
-	rowWalk:     {"full skills/list walk, all pages (median of walks)", "ms"},
-	rowGet:      {"skills/get per call (median, every skill)", "ms"},
-	rowGetFloor: {"floor: echo of a skills/get-sized line (no server)", "ms"},
-	rowRead:     {"resources/read per call (median, every file)", "ms"},
-	rowEditMed:  {"edit → notifications/resources/updated, median", "ms"},
-	rowEditP99:  {"edit → notifications/resources/updated, p99", "ms"},
-	rowEditCPU:  {"CPU (user+sys) per edit, over the edit loop", "ms"},
-	rowExit:     {"exit after stdin closes", "ms"},
-	rowCPUInit:  {"CPU (user+sys) spawn → initialize result", "s"},
-	rowCPU:      {"CPU (user+sys) whole session: init, list, get, read all", "s"},
-	rowRSSEnd:   {"peak RSS after that session (VmHWM)", "MiB"},
+	rowInit:      {"spawn → initialize result, warm cache", "ms"},
+	rowFirst:     {"spawn → initialize result, first start (empty HOME)", "ms"},
+	rowReadMD:    {"yardstick: read every SKILL.md once (warm page cache)", "ms"},
+	rowRSS:       {"peak RSS at initialize (VmHWM)", "MiB"},
+	rowRSSIdle:   {"peak RSS by the end of an idle wait after initialize", "MiB"},
+	rowPageCold:  {"first skills/list page, cold (1st after initialize)", "ms"},
+	rowPageWarm:  {"first skills/list page, warm (median of repeats)", "ms"},
+	rowWalk:      {"full skills/list walk, all pages (median of walks)", "ms"},
+	rowWalkFloor: {"floor: echo of the walk's page lines (no server)", "ms"},
+	rowGet:       {"skills/get per call (median, every skill)", "ms"},
+	rowGetFloor:  {"floor: echo of a skills/get-sized line (no server)", "ms"},
+	rowRead:      {"resources/read per call (median, every file)", "ms"},
+	rowEditMed:   {"edit → notifications/resources/updated, median", "ms"},
+	rowEditP99:   {"edit → notifications/resources/updated, p99", "ms"},
+	rowEditCPU:   {"CPU (user+sys) per edit, over the edit loop", "ms"},
+	rowExit:      {"exit after stdin closes", "ms"},
+	rowCPUInit:   {"CPU (user+sys) spawn → initialize result", "s"},
+	rowCPU:       {"CPU (user+sys) whole session: init, list, get, read all", "s"},
+	rowRSSEnd:    {"peak RSS after that session (VmHWM)", "MiB"},
 }
 
 type results struct {
@@ -755,6 +759,7 @@ func (p *proc) walk() (time.Duration, [][]byte, error) {
 			return 0, nil, fmt.Errorf("skills/list: %w", err)
 		}
 		total += d
+		p.pageLens = append(p.pageLens[:n], p.lastLen)
 		if n == len(p.pages) {
 			p.pages = append(p.pages, nil)
 		}
@@ -930,62 +935,105 @@ func (r *sessionRun) walkAll() error {
 }
 
 // echoScript is the reference's floor: a Node process that answers each
-// line on stdin with a line of the size in its argument, as the TypeScript
+// line on stdin with a line of the next size in its argument (a
+// comma-separated list, taken in turn), as the TypeScript
 // SDK's stdio transport reads (stdin data events, split at newlines) and
 // writes (process.stdout.write), and does nothing else.
-const echoScript = `const n=+process.argv[1];let buf='';process.stdin.setEncoding('utf8');` +
+const echoScript = `const ns=process.argv[1].split(',').map(Number);let k=0;let buf='';process.stdin.setEncoding('utf8');` +
 	`process.stdin.on('data',d=>{buf+=d;let i;while((i=buf.indexOf('\n'))>=0){const l=buf.slice(0,i);buf=buf.slice(i+1);` +
-	`const id=(/"id":(\d+)/.exec(l)||[,'null'])[1];const head='{"jsonrpc":"2.0","id":'+id+',"result":{"pad":"';` +
+	`const n=ns[k++%ns.length];const id=(/"id":(\d+)/.exec(l)||[,'null'])[1];const head='{"jsonrpc":"2.0","id":'+id+',"result":{"pad":"';` +
 	`process.stdout.write(head+'x'.repeat(Math.max(n-head.length-5,0))+'"}}\n');}});`
 
 // floorCalls is how many skills/get-shaped requests the floor times.
 const floorCalls = 2000
 
-// floor times skills/get-shaped requests (the session's own URIs) against
-// an echo server of the session's kind — this program itself for ours (a
-// plain Go loop: one line read, one written), Node running echoScript for
-// the reference — answering each with a line the size of the session's
-// median skills/get answer: what the pipes, the wake-ups and the runtime's
-// I/O cost per call, under any server work. Its median is the floor row.
+// floor times requests against an echo server of the session's kind —
+// this program itself for ours (a plain Go loop: one line read, one
+// written), Node running echoScript for the reference — that answers
+// with lines of the sizes the session's server answered: what the pipes,
+// the wake-ups and the runtime's I/O cost, under any server work. Two
+// rows: skills/get-shaped calls (the session's own URIs) answered with
+// the median skills/get line, and walks answered with the last walk's
+// page lines (the walk row's floor).
 func (r *sessionRun) floor() error {
 	if len(r.skills) == 0 || len(r.getBytes) == 0 {
 		return nil
 	}
-	size := strconv.Itoa(int(median(r.getBytes)))
-	argv := []string{r.c.self, "-echo-server", size}
-	if r.s.name != "ours" {
-		argv = []string{r.c.refCmd[0], "-e", echoScript, size}
-	}
-	p, err := start(server{name: r.s.name + "-echo", argv: argv, env: r.s.env}, os.DevNull)
+	d, err := r.echo([]int{int(median(r.getBytes))}, floorCalls, 1)
 	if err != nil {
 		return err
 	}
-	defer p.kill()
-	var ds []time.Duration
-	for i := range floorCalls + 100 {
-		d, err := p.request("skills/get", map[string]any{"uri": r.skills[i%len(r.skills)]}, nil)
-		if err != nil {
-			return err
-		}
-		if i >= 100 { // the first ones warm the echo up
-			ds = append(ds, d)
-		}
+	r.res.add(rowGetFloor, ms(d))
+	if len(r.p.pageLens) == 0 {
+		return nil
 	}
-	r.res.add(rowGetFloor, ms(median2(ds)))
+	d, err = r.echo(r.p.pageLens, max(1, r.c.walks), len(r.p.pageLens))
+	if err != nil {
+		return err
+	}
+	r.res.add(rowWalkFloor, ms(d))
 	return nil
 }
 
-// echoServer is ours's floor (see floor): it answers each line on stdin
-// with one line of size bytes holding the request's id, and exits at the
-// end of stdin.
-func echoServer(sizeArg string) {
-	size, err := strconv.Atoi(sizeArg)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "benchcompare -echo-server SIZE:", err)
-		os.Exit(2)
+// echo starts an echo server answering with lines of sizes in turn, times
+// n rounds of k requests each (after 100 untimed requests that warm it
+// up) and returns the median round.
+func (r *sessionRun) echo(sizes []int, n, k int) (time.Duration, error) {
+	arg := make([]string, len(sizes))
+	for i, sz := range sizes {
+		arg[i] = strconv.Itoa(sz)
 	}
+	argv := []string{r.c.self, "-echo-server", strings.Join(arg, ",")}
+	if r.s.name != "ours" {
+		argv = []string{r.c.refCmd[0], "-e", echoScript, strings.Join(arg, ",")}
+	}
+	p, err := start(server{name: r.s.name + "-echo", argv: argv, env: r.s.env}, os.DevNull)
+	if err != nil {
+		return 0, err
+	}
+	defer p.kill()
+	call := func(i int) (time.Duration, error) {
+		return p.request("skills/get", map[string]any{"uri": r.skills[i%len(r.skills)]}, nil)
+	}
+	for i := range 100 - 100%k { // whole rounds, so that the timed ones start at sizes[0]
+		if _, err := call(i); err != nil {
+			return 0, err
+		}
+	}
+	ds := make([]time.Duration, 0, n)
+	for range n {
+		var total time.Duration
+		for i := range k {
+			d, err := call(i)
+			if err != nil {
+				return 0, err
+			}
+			total += d
+		}
+		ds = append(ds, total)
+	}
+	return median2(ds), nil
+}
+
+// echoServer is ours's floor (see floor): it answers each line on stdin
+// with one line holding the request's id, of the next of the sizes in
+// sizesArg (comma-separated, taken in turn), and exits at the end of
+// stdin.
+func echoServer(sizesArg string) {
+	var sizes []int
+	for _, a := range strings.Split(sizesArg, ",") {
+		size, err := strconv.Atoi(a)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchcompare -echo-server SIZE[,SIZE...]:", err)
+			os.Exit(2)
+		}
+		sizes = append(sizes, size)
+	}
+	// As our server does (mcpface growPipe): a page is written in one go.
+	// F_SETPIPE_SZ, 1031 on every Linux architecture.
+	syscall.Syscall(syscall.SYS_FCNTL, os.Stdout.Fd(), 1031, 1<<20)
 	in := bufio.NewReaderSize(os.Stdin, 64<<10)
-	var out []byte
+	var out, padding []byte
 	for {
 		line, err := in.ReadSlice('\n')
 		if err != nil {
@@ -1001,8 +1049,13 @@ func echoServer(sizeArg string) {
 			id = line[j:k]
 		}
 		out = append(append(append(out[:0], `{"jsonrpc":"2.0","id":`...), id...), `,"result":{"pad":"`...)
-		for pad := size - len(out) - len("\"}}\n"); pad > 0; pad-- {
-			out = append(out, 'x')
+		size := sizes[0]
+		sizes = append(sizes[1:], size)
+		if pad := size - len(out) - len("\"}}\n"); pad > 0 {
+			for len(padding) < pad {
+				padding = append(padding, 'x')
+			}
+			out = append(out, padding[:pad]...)
 		}
 		out = append(out, "\"}}\n"...)
 		if _, err := os.Stdout.Write(out); err != nil {
