@@ -139,16 +139,28 @@ func (rp *replay) staleFiles(memo *rootMemo) []string {
 	return out
 }
 
-// planBuilder makes the plan of a replayed scan and what it publishes:
-// skills, the walker's diagnostics (wd) and the manifest ones (md).
+// planBuilder makes what a replayed scan publishes — skills, the walker's
+// diagnostics (wd) and the manifest ones (md) — and its plan, as segments
+// of the plan before.
 type planBuilder struct {
-	plan   []planItem
+	segs   []planSeg
 	skills []events.ScannedSkill
 	wd, md []events.Diagnostic
 	end    int // where in wd the walker's diagnostics of the last region end
 }
 
-// copyPlan appends the items [a, b) of memo's plan (b may be its length:
+// planSeg is a run of a new plan: the items [a, z) of the plan before, as
+// they were but for their offsets (shifted by ds, dw, dm; the first one's
+// pre is pre), or, with walked set, what the walk of the item a made of it.
+type planSeg struct {
+	a, z       int
+	ds, dw, dm int32
+	pre        int32
+	walked     bool
+	items      []planItem
+}
+
+// copyPlan appends the items [a, z) of memo's plan (z may be its length:
 // the sentinel included) with their skills and diagnostics, as they were.
 func (b *planBuilder) copyPlan(memo *rootMemo, a, z int) {
 	if a >= z {
@@ -159,21 +171,75 @@ func (b *planBuilder) copyPlan(memo *rootMemo, a, z int) {
 	if z < len(o) {
 		s1, w1, m1 = int(o[z].s), int(o[z].pre), int(o[z].m)
 	}
-	ds := int32(len(b.skills)) - o[a].s
-	dw := int32(len(b.wd)) - o[a].pre
-	dm := int32(len(b.md)) - o[a].m
+	// What was met before the first one since the last region (a walk
+	// spliced in) is its too: pre is where that began.
+	seg := planSeg{a: a, z: z, pre: int32(b.end),
+		ds: int32(len(b.skills)) - o[a].s, dw: int32(len(b.wd)) - o[a].pre, dm: int32(len(b.md)) - o[a].m}
 	b.skills = append(b.skills, memo.skills[o[a].s:s1]...)
 	b.wd = append(b.wd, memo.wdiags[o[a].pre:w1]...)
 	b.md = append(b.md, memo.mdiags[o[a].m:m1]...)
-	first := len(b.plan)
-	for _, it := range o[a:z] {
-		it.s, it.pre, it.d, it.m = it.s+ds, it.pre+dw, it.d+dw, it.m+dm
-		b.plan = append(b.plan, it)
+	b.end = w1 + int(seg.dw)
+	b.segs = append(b.segs, seg)
+}
+
+// walkAgain appends what the walk of memo's plan item k found (the span
+// sp of w): the skills and diagnostics of the regions it met, and those it
+// met outside them.
+func (b *planBuilder) walkAgain(memo *rootMemo, w *walker, m *manifests, k int, sp span) {
+	it := memo.plan[k]
+	b.wd = append(b.wd, memo.wdiags[it.pre:it.d]...)
+	seg, dpos := planSeg{a: k, z: k + 1, walked: true}, sp.diags[0]
+	for _, pc := range w.pieces[sp.pieces[0]:sp.pieces[1]] {
+		f := pc.f
+		b.wd = append(b.wd, w.diags[dpos:f.diags[0]]...)
+		item := planItem{s: int32(len(b.skills)), pre: int32(b.end), d: int32(len(b.wd)), m: int32(len(b.md))}
+		b.wd = append(b.wd, w.diags[f.diags[0]:f.diags[1]]...)
+		b.end, dpos = len(b.wd), f.diags[1]
+		m.diags = b.md
+		item.reg = w.walkedRegion(f, m, memo, memo.regions, &b.skills)
+		b.md = m.diags
+		seg.items = append(seg.items, item)
 	}
-	// What was met before the first one since the last region (a walk
-	// spliced in) is its too.
-	b.plan[first].pre = int32(b.end)
-	b.end = w1 + int(dw)
+	b.wd = append(b.wd, w.diags[dpos:sp.diags[1]]...)
+	b.segs = append(b.segs, seg)
+}
+
+// plan returns the new plan: memo's own, changed in place, when every
+// region walked again is one region with as much in it as before (an edit
+// inside a skill folder), else a new one.
+func (b *planBuilder) plan(memo *rootMemo) []planItem {
+	o := memo.plan
+	same := true
+	for _, sg := range b.segs {
+		if sg.walked {
+			it := o[sg.a]
+			same = same && len(sg.items) == 1 && sg.items[0].s == it.s && sg.items[0].pre == it.pre && sg.items[0].d == it.d && sg.items[0].m == it.m
+		} else {
+			same = same && sg.ds == 0 && sg.dw == 0 && sg.dm == 0 && sg.pre == o[sg.a].pre
+		}
+	}
+	if same {
+		for _, sg := range b.segs {
+			if sg.walked {
+				o[sg.a].reg = sg.items[0].reg
+			}
+		}
+		return o
+	}
+	plan := make([]planItem, 0, len(o)+len(b.segs))
+	for _, sg := range b.segs {
+		if sg.walked {
+			plan = append(plan, sg.items...)
+			continue
+		}
+		first := len(plan)
+		for _, it := range o[sg.a:sg.z] {
+			it.s, it.pre, it.d, it.m = it.s+sg.ds, it.pre+sg.dw, it.d+sg.dw, it.m+sg.dm
+			plan = append(plan, it)
+		}
+		plan[first].pre = sg.pre
+	}
+	return plan
 }
 
 // assembleReplay is assemble for a scan that replayed memo's plan
@@ -184,7 +250,6 @@ func assembleReplay(out *events.SourceScanned, w *walker, m *manifests, memo *ro
 	memo.seq++
 	memo.unreusable = nil
 	b := planBuilder{
-		plan:   make([]planItem, 0, len(memo.plan)+len(w.pieces)),
 		skills: make([]events.ScannedSkill, 0, len(memo.skills)+len(w.skills)),
 		wd:     make([]events.Diagnostic, 0, len(memo.wdiags)+len(w.diags)),
 		md:     make([]events.Diagnostic, 0, len(memo.mdiags)+4),
@@ -193,27 +258,29 @@ func assembleReplay(out *events.SourceScanned, w *walker, m *manifests, memo *ro
 	next := 0
 	for j, k := range rp.redo {
 		b.copyPlan(memo, next, k)
-		it, sp := memo.plan[k], rp.spans[j]
-		b.wd = append(b.wd, memo.wdiags[it.pre:it.d]...)
-		s0, dpos := len(b.skills), sp.diags[0]
-		for _, pc := range w.pieces[sp.pieces[0]:sp.pieces[1]] {
-			f := pc.f
-			b.wd = append(b.wd, w.diags[dpos:f.diags[0]]...)
-			item := planItem{s: int32(len(b.skills)), pre: int32(b.end), d: int32(len(b.wd)), m: int32(len(b.md))}
-			b.wd = append(b.wd, w.diags[f.diags[0]:f.diags[1]]...)
-			b.end, dpos = len(b.wd), f.diags[1]
-			m.diags = b.md
-			item.reg = w.walkedRegion(f, m, memo, memo.regions, &b.skills)
-			b.md = m.diags
-			b.plan = append(b.plan, item)
-		}
-		b.wd = append(b.wd, w.diags[dpos:sp.diags[1]]...)
-		inPlace = inPlace && len(b.skills)-s0 == int(memo.plan[k+1].s-it.s)
+		s0 := len(b.skills)
+		b.walkAgain(memo, w, m, k, rp.spans[j])
+		inPlace = inPlace && len(b.skills)-s0 == int(memo.plan[k+1].s-memo.plan[k].s)
 		next = k + 1
 	}
 	b.copyPlan(memo, next, len(memo.plan))
-	for _, k := range rp.redo {
-		if old := memo.plan[k].reg; memo.regions[old.key] == old && old.seen != memo.seq {
+	olds := make([]*region, len(rp.redo))
+	for i, k := range rp.redo {
+		olds[i] = memo.plan[k].reg
+	}
+	if inPlace {
+		// The private copy keeps its layout: only the regions walked again
+		// change in it.
+		for _, k := range rp.redo {
+			s, e := memo.plan[k].s, memo.plan[k+1].s
+			stripped(memo.skills[s:e], b.skills[s:e])
+		}
+		memo.plan, memo.wdiags, memo.mdiags = b.plan(memo), clip(b.wd), clip(b.md)
+	} else {
+		memo.keepPlan(b.plan(memo), b.skills, b.wd, b.md, memo.collapsed)
+	}
+	for _, old := range olds {
+		if memo.regions[old.key] == old && old.seen != memo.seq {
 			delete(memo.regions, old.key)
 		}
 	}
@@ -222,17 +289,6 @@ func assembleReplay(out *events.SourceScanned, w *walker, m *manifests, memo *ro
 		out.Diagnostics = nil // as a walk that met none leaves it
 	}
 	memo.followed, memo.whole = false, false
-	if inPlace {
-		// The private copy keeps its layout: only the regions walked again
-		// change in it.
-		for _, k := range rp.redo {
-			s, e := memo.plan[k].s, memo.plan[k+1].s
-			stripped(memo.skills[s:e], b.skills[s:e])
-		}
-		memo.plan, memo.wdiags, memo.mdiags = b.plan, clip(b.wd), clip(b.md)
-		return
-	}
-	memo.keepPlan(b.plan, b.skills, b.wd, b.md, memo.collapsed)
 }
 
 // keepPlan records plan in m with what its scan published: skills (copied
