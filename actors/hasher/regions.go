@@ -25,7 +25,9 @@ import (
 // followed into the tree (a folder reached twice is reported where it is
 // met the second time: a walk that follows a link reuses nothing), and a
 // region whose scan met a read error or a folder that changed while it was
-// scanned (read again until it reads cleanly).
+// scanned (read again until it reads cleanly). When every change sits
+// inside regions, even the folders outside skills are not walked: the
+// walk before is replayed (replay.go).
 
 // region is what a scan made of one outermost skill folder.
 type region struct {

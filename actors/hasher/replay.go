@@ -23,9 +23,10 @@ import (
 // for the untouched ones. Whenever that is not certain it walks the root
 // as before: the last walk followed a link or was a whole rescan, the
 // root is a skill folder, a marked path (or a listing marked stale) lies
-// outside every region or in a container folder (.claude/skills, skills),
-// or a touched region is a container folder itself (a skill named
-// "skills": without its SKILL.md it would be a container).
+// outside every region or in a container folder (.claude/skills, skills)
+// — as does any symbolic link outside skill folders, marked at every
+// invalidate —, or a touched region is a container folder itself (a skill
+// named "skills": without its SKILL.md it would be a container).
 
 // replay is what a replay walks again: the plan indexes of the regions,
 // ascending, and for each, where its walk sits in the walker (spans).
