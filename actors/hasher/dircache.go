@@ -51,8 +51,9 @@ type dirCache struct {
 	// of a touched path, and a folder further up whose listing lacks the
 	// folder on the way (created with it and not reported).
 	gone, above, relist map[string]uint64
-	// touched lists the paths the last invalidate marked gone.
-	touched []string
+	// touched lists the paths the last invalidate marked gone, relisted
+	// the folders whose listing it marked stale.
+	touched, relisted []string
 	// ahead, while set, reads folders ahead of the walk (readahead.go).
 	ahead *readAhead
 }
@@ -245,14 +246,19 @@ func (c *dirCache) resolver(resolve func(string) (string, error)) func(string) (
 // marks that it should be replaced by an empty one.
 func (c *dirCache) invalidate(paths []string) (map[string]bool, bool) {
 	rels := map[string]bool{}
-	rootReal := c.root
-	if r, err := filepath.EvalSymlinks(c.root); err == nil {
-		rootReal = r
-	}
+	rootReal := "" // resolved once a path is not below the root as configured
 	for _, p := range paths {
 		if rel, ok := relTo(c.root, p); ok {
 			rels[rel] = true
-		} else if rel, ok := relTo(rootReal, p); ok {
+			continue
+		}
+		if rootReal == "" {
+			rootReal = c.root
+			if r, err := filepath.EvalSymlinks(c.root); err == nil {
+				rootReal = r
+			}
+		}
+		if rel, ok := relTo(rootReal, p); ok {
 			rels[rel] = true
 		}
 	}
@@ -305,7 +311,10 @@ func (c *dirCache) invalidate(paths []string) (map[string]bool, bool) {
 	for _, d := range relist {
 		c.relist[d] = c.gen
 	}
-	c.links = map[string]bool{}
+	c.relisted = relist
+	if len(c.links) > 0 {
+		c.links = map[string]bool{}
+	}
 	return rels, len(c.gone)+len(c.above)+len(c.relist) <= maxTouched
 }
 

@@ -44,3 +44,7 @@ func HoldRest(t interface{ Cleanup(func()) }, hold func(context.Context)) {
 func ScanFirst(ctx context.Context, src events.Source, opts *Options) (events.SourceScanned, error) {
 	return newScanner(opts).scanFirst(ctx, src)
 }
+
+// Replays returns how many rescans of h replayed the walk before
+// (replay.go) instead of walking the root.
+func (h *Hasher) Replays() uint64 { return h.sc.replays.Load() }

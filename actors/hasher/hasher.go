@@ -588,6 +588,9 @@ type scanner struct {
 	// the source's file system. Each scan replaces its root's value, so
 	// files that vanished leave the cache.
 	cache map[string]*digests
+	// replays counts the rescans that replayed the walk before
+	// (replay.go), for tests.
+	replays atomic.Uint64
 	// memos maps a local root key to what the last scan of the hasher's
 	// Run read of its folders and made of its skill folders; a rescan takes
 	// it out while it runs.
@@ -841,17 +844,63 @@ func (s *scanner) scanOf(ctx context.Context, src events.Source, memo *rootMemo,
 		}
 		out.ScannedAt = time.Now()
 		if memo != nil {
-			memo.regions = nil
+			memo.forget()
 		}
 		return out, nil
 	}
 	w.ctx = ctx
+	if dc, ok := w.fsys.(*dirCache); ok && mode == modeDefer && len(dc.dirs) == 0 && s.cold(rootKey) {
+		defer startReadAhead(ctx, dc).stop()
+	}
+	rp := walk(ctx, w, memo, mode)
+	if rp != nil {
+		s.replays.Add(1)
+	}
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("scanning source %s: %w", src.Location, err)
+	}
+	wants, order, over := s.wanted(w)
+	var removed []string
+	switch {
+	case rp != nil:
+		removed = rp.staleFiles(memo)
+	case w.reused > 0:
+		removed = memo.staleFiles()
+	}
+	part := w.reused > 0 || rp != nil
+	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force, start, removed, part, mode)
+	if err != nil {
+		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
+	}
+	out.Partial = len(h.pending) > 0
+	m := manifests{w: w, fresh: h.fresh, contents: h.contents, failed: h.failed, pending: h.pending, over: over, reported: map[string]bool{}}
+	if rp != nil {
+		assembleReplay(&out, w, &m, memo, rp)
+	} else {
+		assemble(&out, w, &m, memo)
+	}
+	if len(out.Skills) == 0 && src.Kind != events.SourceBundled {
+		out.Diagnostics = append(out.Diagnostics, noSkillDiag(src))
+	}
+	out.Diagnostics = append(out.Diagnostics, m.diags...)
+	out.Hashed = h.hashed
+	out.ScannedAt = time.Now()
+	return out, nil
+}
+
+// walk runs discovery for scanOf: a replay of the walk before when memo
+// allows it (replay.go; returned), else a walk of the root that reuses the
+// regions of the scan before no change touched.
+func walk(ctx context.Context, w *walker, memo *rootMemo, mode scanMode) *replay {
+	if memo != nil && mode == modeFull {
+		if rp := memo.replayable(); rp != nil {
+			w.replay(memo, rp)
+			return rp
+		}
+	}
 	if memo != nil && !memo.whole && !memo.followed && memo.regions != nil {
 		w.prev, w.changed = memo.regions, memo.dc.changed
 		w.pieces = make([]piece, 0, len(w.prev)+8)
-	}
-	if dc, ok := w.fsys.(*dirCache); ok && mode == modeDefer && len(dc.dirs) == 0 && s.cold(rootKey) {
-		defer startReadAhead(ctx, dc).stop()
 	}
 	w.discover()
 	if w.followed && w.reused > 0 {
@@ -861,28 +910,7 @@ func (s *scanner) scanOf(ctx context.Context, src events.Source, memo *rootMemo,
 		*w = walker{ctx: ctx, fsys: w.fsys, display: w.display, rootReal: w.rootReal, resolve: w.resolve, local: w.local, rootName: w.rootName}
 		w.discover()
 	}
-	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("scanning source %s: %w", src.Location, err)
-	}
-	wants, order, over := s.wanted(w)
-	var removed []string
-	if w.reused > 0 {
-		removed = memo.staleFiles()
-	}
-	h, err := s.hashAll(ctx, w.fsys, rootKey, wants, order, force, start, removed, w.reused > 0, mode)
-	if err != nil {
-		return out, fmt.Errorf("hashing source %s: %w", src.Location, err)
-	}
-	out.Partial = len(h.pending) > 0
-	m := manifests{w: w, fresh: h.fresh, contents: h.contents, failed: h.failed, pending: h.pending, over: over, reported: map[string]bool{}}
-	assemble(&out, w, &m, memo)
-	if len(out.Skills) == 0 && src.Kind != events.SourceBundled {
-		out.Diagnostics = append(out.Diagnostics, noSkillDiag(src))
-	}
-	out.Diagnostics = append(out.Diagnostics, m.diags...)
-	out.Hashed = h.hashed
-	out.ScannedAt = time.Now()
-	return out, nil
+	return nil
 }
 
 // newWalker prepares the walk of src and names its digest cache. It

@@ -715,12 +715,14 @@ type hasherRun struct {
 	pub     *eventstest.Publisher
 	cfg     events.SourcesConfigured
 	seq     uint64
+	h       *hasher.Hasher
 }
 
 func startHasher(t *testing.T, cfg events.SourcesConfigured) *hasherRun {
 	t.Helper()
 	r := &hasherRun{t: t, cfgIn: make(chan *message.Message), changes: make(chan *message.Message), pub: eventstest.NewPublisher(), cfg: cfg}
 	h := hasher.New(hasher.Inboxes{Configured: r.cfgIn, Changes: r.changes}, r.pub, &hasher.Options{Workers: 2})
+	r.h = h
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
 	go func() { done <- h.Run(ctx) }()
@@ -949,6 +951,7 @@ func TestRescanMatchesFullScan(t *testing.T) {
 						t.Fatalf("batch %d (changed %q): rescan differs from a full scan (-full +rescan):\n%s", batch, o.paths, diff)
 					}
 				}
+				t.Logf("%d of 40 rescans replayed the walk before", r.h.Replays())
 			})
 		})
 	}

@@ -25,7 +25,9 @@ import (
 // followed into the tree (a folder reached twice is reported where it is
 // met the second time: a walk that follows a link reuses nothing), and a
 // region whose scan met a read error or a folder that changed while it was
-// scanned (read again until it reads cleanly).
+// scanned (read again until it reads cleanly). When every change sits
+// inside regions, even the folders outside skills are not walked: the
+// walk before is replayed (replay.go).
 
 // region is what a scan made of one outermost skill folder.
 type region struct {
@@ -61,13 +63,45 @@ type rootMemo struct {
 	// where it finds them equal.
 	whole bool
 	seq   uint64 // counts the scans that kept their regions here
+
+	// plan is the last walk as the regions it met, in walk order, with
+	// where their findings sit in what that scan published, for a rescan
+	// to replay (replay.go); nil when it cannot be replayed (a link
+	// followed, the root a skill folder). skills are that scan's skills
+	// without SKILL.md bytes (a copy of its own: the published ones may
+	// carry bytes), wdiags its walker's diagnostics, mdiags its manifest
+	// diagnostics; collapsed are the container folders its walk skipped.
+	plan      []planItem
+	skills    []events.ScannedSkill
+	wdiags    []events.Diagnostic
+	mdiags    []events.Diagnostic
+	collapsed map[string]bool
+}
+
+// forget drops the regions and plan of m: the next scan walks every
+// folder.
+func (m *rootMemo) forget() {
+	m.regions, m.unreusable = nil, nil
+	m.forgetPlan()
+}
+
+// planItem is one region of a [rootMemo.plan], or the closing sentinel
+// (reg nil). Its skills are skills[s:next.s], its manifest diagnostics
+// mdiags[m:next.m], and in wdiags the walker's diagnostics met outside
+// every region since the region before are [pre:d], its own [d:next.pre];
+// for the sentinel [pre:d] are those met after the last region, and the
+// ends of the three slices close it.
+type planItem struct {
+	reg          *region
+	s, pre, d, m int32
 }
 
 // piece is one region of a walk, in walk order: one reused from the scan
 // before (reg set), or one walked now (f set).
 type piece struct {
-	reg *region
-	f   *walked
+	reg   *region
+	f     *walked
+	diags [2]int // a reused region's walker diagnostics in w.diags
 }
 
 // walked is a region walked by this scan: its skills are w.skills[skills[0]:
@@ -110,7 +144,7 @@ func (w *walker) reuse(dir, rel, name string, depth int) bool {
 		w.collapsed[reg.key] || !skill.Descend(name, false) || w.changed(reg.key) {
 		return false
 	}
-	w.pieces = append(w.pieces, piece{reg: reg})
+	w.pieces = append(w.pieces, piece{reg: reg, diags: [2]int{len(w.diags), len(w.diags) + len(reg.wdiags)}})
 	w.diags = append(w.diags, reg.wdiags...)
 	w.reused++
 	w.reusedSkills += len(reg.skills)
@@ -129,48 +163,41 @@ func relIs(full, rel, name string) bool {
 // of the regions it reused as they were, the others from m — with the
 // walker's diagnostics; m collects the manifest diagnostics. With memo
 // set it records this scan's regions there for the next one (in place:
-// the regions of the scan before that this one did not meet are dropped).
+// the regions of the scan before that this one did not meet are dropped),
+// and its plan ([rootMemo.plan]).
 func assemble(out *events.SourceScanned, w *walker, m *manifests, memo *rootMemo) {
 	out.Diagnostics = w.diags
 	out.Skills = make([]events.ScannedSkill, 0, len(w.skills)+w.reusedSkills)
 	var regions map[string]*region
+	var plan []planItem
 	if memo != nil {
 		memo.seq++
 		if regions = memo.regions; regions == nil {
 			regions = make(map[string]*region, len(w.pieces))
 		}
 		memo.unreusable = nil
+		if !w.followed {
+			plan = make([]planItem, 0, len(w.pieces)+1)
+		}
 	}
+	end := 0 // where the walker's diagnostics of the last region end
 	for _, pc := range w.pieces {
-		if pc.reg != nil {
-			out.Skills = append(out.Skills, pc.reg.skills...)
-			m.diags = append(m.diags, pc.reg.mdiags...)
-			pc.reg.seen = memo.seq
-			continue
-		}
-		f := pc.f
-		s0, d0, failed := len(out.Skills), len(m.diags), false
-		for _, sk := range w.skills[f.skills[0]:f.skills[1]] {
-			if ss, ok := m.skill(sk); ok {
-				out.Skills = append(out.Skills, ss)
-			}
-			failed = failed || m.anyFailed(sk)
-		}
-		if memo != nil {
-			reg := w.newRegion(f, out.Skills[s0:], m.diags[d0:], failed)
-			if old := regions[reg.key]; old != nil && old.same(reg) {
-				// Walked again (a whole rescan, a touched folder) and found
-				// as it was: published as the very values, so that nothing
-				// downstream sees a change.
-				reg = old
-				copy(out.Skills[s0:], old.skills)
-			}
+		s0, m0 := len(out.Skills), len(m.diags)
+		reg, d := pc.reg, pc.diags
+		if reg != nil {
+			out.Skills = append(out.Skills, reg.skills...)
+			m.diags = append(m.diags, reg.mdiags...)
 			reg.seen = memo.seq
-			regions[reg.key] = reg
-			if !reg.reusable {
-				memo.unreusable = append(memo.unreusable, reg.key)
+		} else {
+			reg, d = w.walkedRegion(pc.f, m, memo, regions, &out.Skills), pc.f.diags
+		}
+		if plan != nil {
+			plan = append(plan, planItem{reg: reg, s: int32(s0), pre: int32(end), d: int32(d[0]), m: int32(m0)})
+			if reg.depth == 0 {
+				plan = nil // the root is a skill folder: nothing to replay
 			}
 		}
+		end = d[1]
 	}
 	if memo == nil {
 		return
@@ -183,6 +210,43 @@ func assemble(out *events.SourceScanned, w *walker, m *manifests, memo *rootMemo
 		}
 	}
 	memo.regions, memo.followed, memo.whole = regions, w.followed, false
+	memo.forgetPlan()
+	if plan != nil {
+		plan = append(plan, planItem{s: int32(len(out.Skills)), pre: int32(end), d: int32(len(w.diags)), m: int32(len(m.diags))})
+		memo.keepPlan(plan, out.Skills, w.diags, m.diags, w.collapsed)
+	}
+}
+
+// walkedRegion appends the skills of the region f walked by this scan to
+// out (those of m that are not skipped) and, with memo set, returns the
+// region it makes, recorded in regions: the region of the scan before at
+// its folder when it is found as it was, so that its skills are published
+// as the very values.
+func (w *walker) walkedRegion(f *walked, m *manifests, memo *rootMemo, regions map[string]*region, out *[]events.ScannedSkill) *region {
+	s0, d0, failed := len(*out), len(m.diags), false
+	for _, sk := range w.skills[f.skills[0]:f.skills[1]] {
+		if ss, ok := m.skill(sk); ok {
+			*out = append(*out, ss)
+		}
+		failed = failed || m.anyFailed(sk)
+	}
+	if memo == nil {
+		return nil
+	}
+	reg := w.newRegion(f, (*out)[s0:], m.diags[d0:], failed)
+	if old := regions[reg.key]; old != nil && old.same(reg) {
+		// Walked again (a whole rescan, a touched folder) and found as it
+		// was: published as the very values, so that nothing downstream
+		// sees a change.
+		reg = old
+		copy((*out)[s0:], old.skills)
+	}
+	reg.seen = memo.seq
+	regions[reg.key] = reg
+	if !reg.reusable {
+		memo.unreusable = append(memo.unreusable, reg.key)
+	}
+	return reg
 }
 
 // newRegion makes the region of the walked piece f: out are the skills
