@@ -57,7 +57,11 @@ func (b *Builder) patch(current map[string]events.SourceScanned) (cat *events.Ca
 			if ss.Dir != was.Dir {
 				return nil, false
 			}
-			if sameFiles(ss.Files, was.Files) && ss.RelDir == was.RelDir && ss.RealDir == was.RealDir && ss.DirID == was.DirID {
+			// The same manifest array, at once; else compared file by
+			// file: the first rescans after a start may make new arrays
+			// of unchanged files, which must not make every skill look
+			// changed (the first edit then took the full build).
+			if sameScanned(ss, was) {
 				carried = carried || ss.SkillMD != nil
 				continue
 			}

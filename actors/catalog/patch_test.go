@@ -185,3 +185,53 @@ func TestPatchWhilePersisting(t *testing.T) {
 		}
 	}
 }
+
+// TestPatchAfterNewArrays: a rescan whose unchanged skills come with new
+// manifest arrays of the same files (as the hasher's first rescans after a
+// start publish them) still takes the incremental path for the one skill
+// an edit changed — it took the full build, at 10,000 skills the first
+// edit's notification came 100 ms later than the others — and serves
+// every other skill as the very same value as before.
+func TestPatchAfterNewArrays(t *testing.T) {
+	mod := time.Unix(1700000000, 0)
+	src := events.Source{ID: "0", Kind: events.SourceLocal, Location: "/a", Root: "/a", Prefix: "a"}
+	cfg := events.SourcesConfigured{Seq: 1, Sources: []events.Source{src}}
+	scan := events.SourceScanned{Seq: 1, ConfigSeq: 1, Source: src}
+	for k := range 300 { // more than the incremental path takes as changed
+		md := fmt.Sprintf("---\nname: s%d\ndescription: d\n---\n", k)
+		rel := fmt.Sprintf("s%d", k)
+		scan.Skills = append(scan.Skills, events.ScannedSkill{Dir: "/a/" + rel, RelDir: rel, RealDir: "/a/" + rel,
+			DirID: events.FolderID{Dev: 1, Ino: uint64(k + 1)}, SkillMD: []byte(md), Files: []events.File{
+				{Path: "SKILL.md", Digest: skilltest.Digest(md), Size: int64(len(md)), ModTime: mod},
+				{Path: "x.md", Digest: skilltest.Digest("x"), Size: 1, ModTime: mod}}})
+	}
+	bl := catalog.NewBenchBuilder(cfg)
+	first := bl.Scan(scan)
+	next := scan
+	next.Seq++
+	next.Skills = slices.Clone(scan.Skills)
+	for i := range next.Skills {
+		next.Skills[i].SkillMD = nil // a rescan carries no bytes of unchanged skills
+		next.Skills[i].Files = slices.Clone(next.Skills[i].Files)
+	}
+	next.Skills[7].Files[1].Digest = skilltest.Digest("edited")
+	next.Skills[7].SkillMD = scan.Skills[7].SkillMD // walked again: read again
+	got := bl.Scan(next)
+	if !bl.Patched() || got == nil {
+		t.Fatalf("Scan: patched %v, new version %v; want the incremental path and a new version", bl.Patched(), got != nil)
+	}
+	full := next // a build from scratch reads every SKILL.md: here, the bytes
+	full.Skills = slices.Clone(next.Skills)
+	for i := range full.Skills {
+		full.Skills[i].SkillMD = scan.Skills[i].SkillMD
+	}
+	want := catalog.Build(0, cfg, map[string]events.SourceScanned{src.ID: full}, nil)
+	if diff := cmp.Diff(want.Skills, got.Skills); diff != "" {
+		t.Fatalf("skills differ from a build from scratch (-fresh +built):\n%s", diff)
+	}
+	for i := range got.Skills {
+		if carried := got.Skills[i] == first.Skills[i]; carried == (got.Skills[i].SkillPath == "a/s7") {
+			t.Errorf("skill %s: carried over %v", got.Skills[i].SkillPath, carried)
+		}
+	}
+}
