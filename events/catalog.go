@@ -163,6 +163,9 @@ func PatchCatalog(prev *Catalog, version uint64, static bool, skills []*Skill, d
 		return NewCatalog(version, static, skills, diags)
 	}
 	for i := range skills {
+		if skills[i] == prev.Skills[i] {
+			continue // carried over: one comparison, no look at the skill
+		}
 		if skills[i].URI != prev.Skills[i].URI || skills[i].QualifiedName != prev.Skills[i].QualifiedName {
 			return NewCatalog(version, static, skills, diags)
 		}

@@ -30,6 +30,10 @@ type snapshot struct {
 	// view ([newSnapshot]). Read them, and order, after
 	// [snapshot.ensureViews]: the first snapshot builds them on first use.
 	views []*skillView
+	// nested lists, ascending, the indexes of the views of nested skills
+	// (or skills holding one), so that carrying the views over to the
+	// next snapshot looks at those alone, not at 10,000 views.
+	nested []int
 	// order is every served resource (each file URI once, plus
 	// skill://index.json), sorted by URI: 8 bytes each, the resources/list
 	// entries themselves made on demand ([snapshot.resource]) — at 10,000
@@ -340,6 +344,9 @@ func (s *snapshot) buildViews(prev *snapshot) {
 		} else {
 			s.views[i] = buildView(c, sk, k, nested[i])
 		}
+		if nested[i] {
+			s.nested = append(s.nested, i)
+		}
 		files += len(s.views[i].files)
 	}
 	s.order = resourceOrder(s, files)
@@ -365,14 +372,13 @@ func (s *snapshot) carryViews(prev *snapshot, d skillDiff) bool {
 		}
 	}
 	views := slices.Clone(prev.views)
-	for i, v := range views {
-		if v.nested {
-			// As buildViews does: a nested skill's view is always made
-			// anew (few skills are nested; the files they own do not
-			// change here, nor does the order).
-			views[i] = buildView(s.cat, s.cat.Skills[i], v.key, true)
-		}
+	for _, i := range prev.nested {
+		// As buildViews does: a nested skill's view is always made anew
+		// (few skills are nested; the files they own do not change here,
+		// nor does the order).
+		views[i] = buildView(s.cat, s.cat.Skills[i], views[i].key, true)
 	}
+	s.nested = prev.nested
 	sameOrder := true
 	files := len(prev.order) - 1
 	for _, i := range d.changed {
