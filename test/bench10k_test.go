@@ -21,7 +21,9 @@ import (
 // -skills 10000 -files 4 -out DIR); the benchmark edits estimate-2.md of the
 // first skill (and puts it back), so point it at a copy. Skipped without the
 // variable. SKILLJACK_BENCH_EDITPROF names a file for a CPU profile of the
-// edits alone (-cpuprofile would be mostly the 10k-skill startup):
+// edits alone (-cpuprofile would be mostly the 10k-skill startup);
+// SKILLJACK_BENCH_READALL=1 has the client read every resource first, as
+// bench-compare's session does before its edits:
 //
 //	SKILLJACK_BENCH_CORPUS=/tmp/pedit-10k go test ./test -run '^$' \
 //	  -bench EditToNotificationLarge -benchtime 10x -benchmem
@@ -55,6 +57,9 @@ func BenchmarkEditToNotificationLarge(b *testing.B) {
 			b.Fatal(err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	if os.Getenv("SKILLJACK_BENCH_READALL") != "" {
+		readAll(b, cs)
 	}
 	time.Sleep(2 * time.Second) // let background hashing settle
 	if err := cs.Subscribe(b.Context(), &mcp.SubscribeParams{URI: uri}); err != nil {
@@ -164,4 +169,18 @@ func BenchmarkStartupLarge(b *testing.B) {
 		}
 		b.ReportMetric(heap, "heap-MiB")
 	})
+}
+
+// readAll reads every resource cs lists, as a client going through a whole
+// catalog does.
+func readAll(b *testing.B, cs *mcp.ClientSession) {
+	b.Helper()
+	for r, err := range cs.Resources(b.Context(), nil) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cs.ReadResource(b.Context(), &mcp.ReadResourceParams{URI: r.URI}); err != nil {
+			b.Fatalf("reading %s: %v", r.URI, err)
+		}
+	}
 }
