@@ -74,18 +74,9 @@ func TestEditsServeAsFresh(t *testing.T) {
 			f := newFacade(t, fx.cat, opts)
 			cs := connect(t, f, "2025-11-25", nil)
 			served(t, cs, fx.cat)
-			// at returns the skill qname of s for editing: a copy put in
-			// its place the first time, so that the version before keeps
-			// its own.
-			copied := map[*events.Skill]bool{}
+			ed := mcpface.NewSkillEditor()
 			at := func(s []*events.Skill, qname string) *events.Skill {
-				i := slices.IndexFunc(s, func(sk *events.Skill) bool { return sk.QualifiedName == qname })
-				if !copied[s[i]] {
-					cp := *s[i]
-					s[i] = &cp
-					copied[&cp] = true
-				}
-				return s[i]
+				return ed.At(s, func(sk *events.Skill) bool { return sk.QualifiedName == qname })
 			}
 			edits := []struct {
 				name string
@@ -111,7 +102,7 @@ func TestEditsServeAsFresh(t *testing.T) {
 			cat := fx.cat
 			for _, e := range edits {
 				next := slices.Clone(cat.Skills)
-				clear(copied)
+				ed.Reset()
 				e.edit(next)
 				cat = events.NewCatalog(cat.Version+1, false, next, nil)
 				if !f.SetCatalog(cat) {

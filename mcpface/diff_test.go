@@ -89,17 +89,9 @@ func TestSnapshotCarried(t *testing.T) {
 			snapSkill("z", "Z", map[string]string{"SKILL.md": "z"}),
 		}
 	}
-	// at returns the skill at path in skills for editing: a copy put in
-	// its place the first time, so that the catalog before keeps its own.
-	copied := map[*events.Skill]bool{}
+	ed := NewSkillEditor()
 	at := func(skills []*events.Skill, path string) *events.Skill {
-		i := slices.IndexFunc(skills, func(sk *events.Skill) bool { return sk.SkillPath == path })
-		if !copied[skills[i]] {
-			cp := *skills[i]
-			skills[i] = &cp
-			copied[&cp] = true
-		}
-		return skills[i]
+		return ed.At(skills, func(sk *events.Skill) bool { return sk.SkillPath == path })
 	}
 	tests := []struct {
 		name string
@@ -139,7 +131,7 @@ func TestSnapshotCarried(t *testing.T) {
 				prev.entry(i)
 			}
 			next := slices.Clone(prev.cat.Skills)
-			clear(copied)
+			ed.Reset()
 			tc.edit(next)
 			got := newSnapshot(events.NewCatalog(2, false, next, nil), prev)
 			fresh := newSnapshot(events.NewCatalog(2, false, slices.Clone(next), nil), nil)

@@ -3,6 +3,7 @@ package mcpface
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/skilljack/skilljack-mcp/events"
 )
@@ -47,4 +48,27 @@ func EncoderEntry(sk *events.Skill) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// SkillEditor gives, for editing, the skill of a slice cloned from a
+// catalog's that a match picks: a copy put in its place the first time
+// since the last Reset, so that the catalog the slice was cloned from
+// keeps its own (catalog versions share unchanged skills by pointer).
+type SkillEditor struct{ copied map[*events.Skill]bool }
+
+// NewSkillEditor returns an editor with nothing copied yet.
+func NewSkillEditor() *SkillEditor { return &SkillEditor{copied: map[*events.Skill]bool{}} }
+
+// Reset starts a new version: every skill is copied again when edited.
+func (e *SkillEditor) Reset() { clear(e.copied) }
+
+// At returns the first skill of s that match picks, copied into s once.
+func (e *SkillEditor) At(s []*events.Skill, match func(*events.Skill) bool) *events.Skill {
+	i := slices.IndexFunc(s, match)
+	if !e.copied[s[i]] {
+		cp := *s[i]
+		s[i] = &cp
+		e.copied[&cp] = true
+	}
+	return s[i]
 }

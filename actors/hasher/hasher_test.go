@@ -755,6 +755,22 @@ func (r *hasherRun) change(paths []string, rescan bool) events.SourceScanned {
 	return r.next()
 }
 
+// changeMatchesFull sends a files.changed for the first source (a whole
+// rescan when paths is nil) and returns the scan it causes, failing the
+// test (named name) unless it equals a full scan of the disk.
+func (r *hasherRun) changeMatchesFull(name string, paths []string) events.SourceScanned {
+	r.t.Helper()
+	got := r.change(paths, paths == nil)
+	want, err := newTestHasher(nil).Scan(r.t.Context(), r.cfg.Sources[0])
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, ignoreScanMeta); diff != "" {
+		r.t.Fatalf("%s: rescan differs from a full scan (-full +rescan):\n%s", name, diff)
+	}
+	return got
+}
+
 // ignoreScanMeta leaves out what differs between two scans of one disk:
 // also whether a SKILL.md's bytes are carried, which depends on the digest
 // cache (issue 12: only a scan that read them carries them); see
@@ -1048,14 +1064,7 @@ func TestRescanReusesUntouchedSkills(t *testing.T) {
 		prev := r.next()
 		step := func(name string, paths []string, walked ...string) {
 			t.Helper()
-			got := r.change(paths, paths == nil)
-			want, err := newTestHasher(nil).Scan(t.Context(), src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got, ignoreScanMeta); diff != "" {
-				t.Fatalf("%s: rescan differs from a full scan (-full +rescan):\n%s", name, diff)
-			}
+			got := r.changeMatchesFull(name, paths)
 			old := map[string]*events.File{}
 			for _, s := range prev.Skills {
 				old[s.Dir] = &s.Files[0]
