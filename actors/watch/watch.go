@@ -206,7 +206,10 @@ func (w *Watcher) Run(ctx context.Context) error {
 	debounce.Stop()
 	defer debounce.Stop()
 	catalogs := w.catalogs
-	r.holding = catalogs != nil
+	// Every scan this process makes ends after this instant, also one that
+	// ended before the first configuration reached this loop (the hasher
+	// gets it at the same time): a catalog scanned since was built here.
+	r.holding, r.holdStart = catalogs != nil, time.Now()
 	var held <-chan time.Time // holdMax after the first configuration held
 
 	for {
@@ -226,7 +229,6 @@ func (w *Watcher) Run(ctx context.Context) error {
 				return nil
 			})
 			if r.holding && held == nil {
-				r.holdStart = time.Now()
 				held = time.After(holdMax)
 			}
 		case msg, ok := <-catalogs:
@@ -274,7 +276,8 @@ type watchRun struct {
 	seq    uint64 // of the last FilesChanged
 	roots  map[rootKey]*rootWatch
 	// holding is set while the roots wait for the first catalog
-	// ([Inboxes.Catalogs]), since holdStart.
+	// ([Inboxes.Catalogs]); holdStart is when Run began: a catalog built
+	// from a scan made since was built here, not persisted before.
 	holding   bool
 	holdStart time.Time
 
