@@ -11,6 +11,15 @@
 #   test/outside/bench-compare.sh                      # scientific-skills (5 rounds) and 10,000 generated skills (3 rounds)
 #   QUICK=1 test/outside/bench-compare.sh              # smoke run: 1 round, 1,000 generated skills, 5 edits
 #   CORPORA=10k ROUNDS=5 EDITS=20 test/outside/bench-compare.sh
+#   KEEP_AWAKE=1 test/outside/bench-compare.sh        # with one SCHED_IDLE spinner per CPU (see below)
+#
+# KEEP_AWAKE=1 runs one busy loop per CPU under the SCHED_IDLE policy
+# (chrt --idle): it takes only CPU time nothing else wants, so neither
+# server loses any, but the CPUs never go idle. On a virtual machine whose
+# idle vCPUs are descheduled (and whose balloon hands freed pages back to
+# the host) every wake-up and every page touched after a pause costs tens
+# of microseconds; this measures both servers without that (as a host
+# with idle=poll would), next to the default run that includes it.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -32,6 +41,7 @@ work="$tools/bench"
 shared="$root/../shared"
 
 quick="${QUICK:-0}"
+keep_awake="${KEEP_AWAKE:-0}"
 corpora="${CORPORA:-scientific,10k}"
 gen_skills=10000
 [[ "$quick" == 1 ]] && gen_skills=1000
@@ -57,9 +67,20 @@ CGO_ENABLED=0 go build -o "$bin" . || die "go build -o $bin ."
 go build -o "$client" ./test/benchcompare || die "go build -o $client ./test/benchcompare"
 echo "built $bin ($(git describe --always --dirty)) and $client" >&2
 
+spinners=()
+stop_spinners() { [[ ${#spinners[@]} -eq 0 ]] || kill "${spinners[@]}" 2>/dev/null || true; }
+trap stop_spinners EXIT
+if [[ "$keep_awake" == 1 ]]; then
+	command -v chrt >/dev/null || die "KEEP_AWAKE=1 needs chrt (util-linux)"
+	for _ in $(seq "$(nproc)"); do
+		chrt --idle 0 bash -c 'while :; do :; done' &
+		spinners+=($!)
+	done
+fi
+
 out="$work/bench-compare-$(date +%Y%m%d-%H%M%S).txt"
 {
-	echo "bench-compare $(date -u +%Y-%m-%dT%H:%M:%SZ), checkout $(git describe --always --dirty), $(nproc) CPUs$([[ "$quick" == 1 ]] && echo ", QUICK")"
+	echo "bench-compare $(date -u +%Y-%m-%dT%H:%M:%SZ), checkout $(git describe --always --dirty), $(nproc) CPUs$([[ "$quick" == 1 ]] && echo ", QUICK")$([[ "$keep_awake" == 1 ]] && echo ", KEEP_AWAKE (one SCHED_IDLE spinner per CPU)")"
 } | tee "$out"
 
 # bench LABEL DIR ROUNDS EDITS: one corpus, both servers; our server gets a
